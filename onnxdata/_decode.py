@@ -1,0 +1,557 @@
+"""Bytes to messages: one function per message type, on ``(buf, pos, end)``.
+
+Each function fills a message object in place.  Decoding into an existing
+object is also how a singular message field seen twice is merged: protobuf
+merges exactly as if both payloads had been one, so decoding the second
+payload into the first's object is the whole of merge semantics, in linear
+time.  Positions are absolute offsets into the input, so every error can say
+where it happened.
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ._errors import DecodeError
+from ._messages import (
+    MapProto,
+    Message,
+    OptionalProto,
+    SequenceProto,
+    SparseTensorProto,
+    StringStringEntryProto,
+    TensorProto,
+)
+from ._wire import (
+    INT64_MAX,
+    MASK32,
+    MAX_DEPTH,
+    read_length,
+    read_packed_fixed,
+    read_tag,
+    read_varint,
+    skip_field,
+    to_int32,
+    to_int64,
+)
+
+_M = TypeVar("_M", bound=Message)
+_Decoder = Callable[[memoryview, int, int, Any, int], None]
+
+_Segment = TensorProto.Segment
+_FLOAT32 = struct.Struct("<f")
+
+
+def as_byte_view(data: Any) -> memoryview:
+    """A flat byte view of any contiguous buffer, without copying it."""
+    if isinstance(data, str):
+        raise TypeError("decode() needs bytes, not str")
+    view = memoryview(data)
+    if view.format != "B" or view.ndim != 1:
+        view = view.cast("B")
+    return view
+
+
+def decode_message(cls: type[_M], data: Any) -> _M:
+    view = as_byte_view(data)
+    msg = cls()
+    try:
+        _DECODERS[cls](view, 0, len(view), msg, MAX_DEPTH)
+    except DecodeError as err:
+        err._within(cls.__qualname__)
+        raise
+    return msg
+
+
+# -- repeated scalars: packed or not, both are accepted ---------------------
+
+
+def _varints(buf: memoryview, pos: int, end: int, out: list[int], signed: bool) -> None:
+    """Append the varints of a packed payload to ``out``.
+
+    The payload is usually all one-byte values (dims, small ints); that case is
+    one ``isascii`` test and one ``extend``, with no Python loop.
+    """
+    chunk = bytes(buf[pos:end])
+    if chunk.isascii():
+        out.extend(chunk)
+        return
+    append = out.append
+    while pos < end:
+        b = buf[pos]
+        if b < 0x80:
+            append(b)
+            pos += 1
+        else:
+            v, pos = read_varint(buf, pos, end)
+            append(v - (1 << 64) if signed and v > INT64_MAX else v)
+
+
+def _int32s(buf: memoryview, pos: int, end: int, out: list[int]) -> None:
+    chunk = bytes(buf[pos:end])
+    if chunk.isascii():
+        out.extend(chunk)
+        return
+    append = out.append
+    while pos < end:
+        v, pos = read_varint(buf, pos, end)
+        v &= MASK32
+        append(v - (1 << 32) if v > 0x7FFF_FFFF else v)
+
+
+def _string(buf: memoryview, pos: int, n: int) -> str:
+    # proto2 strings are not checked for UTF-8 by upb; keep bad bytes as surrogates.
+    return str(buf[pos : pos + n], "utf-8", "surrogateescape")
+
+
+def _depth_error(pos: int) -> DecodeError:
+    return DecodeError(f"nesting deeper than {MAX_DEPTH} messages at offset {pos}", pos)
+
+
+def _unknown(msg: Message, chunks: list[memoryview]) -> None:
+    """Keep unknown fields' raw bytes, after any kept by an earlier merge."""
+    msg.unknown_fields = msg.unknown_fields + b"".join(chunks)  # type: ignore[attr-defined]
+
+
+def _locate(err: DecodeError, msg: Message, fnum: int, names: dict[int, str]) -> None:
+    """Add the field being decoded when ``err`` happened to its path."""
+    name = names.get(fnum)
+    if name is None:
+        return
+    value = getattr(msg, name)
+    if type(value) is list and name in _MESSAGE_LISTS:
+        name = f"{name}[{len(value)}]"  # the element that failed was never appended
+    err._within(name)
+
+
+def _stray(exc: Exception, pos: int) -> DecodeError:
+    """A last line of defence: any other error still reports as a DecodeError."""
+    return DecodeError(f"malformed input near offset {pos}: {exc!r}", pos)
+
+
+# -- one function per message -----------------------------------------------
+
+
+def _tensor(buf: memoryview, pos: int, end: int, msg: TensorProto, depth: int) -> None:
+    unknown: list[memoryview] | None = None
+    fnum = 0
+    try:
+        while pos < end:
+            start = pos
+            tag = buf[pos]
+            if tag < 0x80:
+                pos += 1
+            else:
+                fnum = 0
+                tag, pos = read_tag(buf, pos, end)
+            fnum = tag >> 3
+            if tag == 0x4A:  # raw_data
+                n, pos = read_length(buf, pos, end)
+                msg.raw_data = bytes(buf[pos : pos + n])
+                pos += n
+            elif tag == 0x08:  # dims, unpacked
+                v, pos = read_varint(buf, pos, end)
+                msg.dims.append(to_int64(v))
+            elif tag == 0x0A:  # dims, packed
+                n, pos = read_length(buf, pos, end)
+                _varints(buf, pos, pos + n, msg.dims, True)  # type: ignore[arg-type]
+                pos += n
+            elif tag == 0x10:  # data_type
+                v, pos = read_varint(buf, pos, end)
+                msg.data_type = to_int32(v)
+            elif tag == 0x22:  # float_data, packed
+                n, pos = read_length(buf, pos, end)
+                read_packed_fixed(buf, pos, n, _float_array(msg, "float_data", "f"), 4)
+                pos += n
+            elif tag == 0x25:  # float_data, one element
+                if end - pos < 4:
+                    raise DecodeError(f"float at offset {pos} runs past the end", pos)
+                read_packed_fixed(buf, pos, 4, _float_array(msg, "float_data", "f"), 4)
+                pos += 4
+            elif tag == 0x2A:  # int32_data, packed
+                n, pos = read_length(buf, pos, end)
+                _int32s(buf, pos, pos + n, msg.int32_data)  # type: ignore[arg-type]
+                pos += n
+            elif tag == 0x28:  # int32_data, one element
+                v, pos = read_varint(buf, pos, end)
+                msg.int32_data.append(to_int32(v))
+            elif tag == 0x32:  # string_data
+                n, pos = read_length(buf, pos, end)
+                msg.string_data.append(bytes(buf[pos : pos + n]))
+                pos += n
+            elif tag == 0x3A:  # int64_data, packed
+                n, pos = read_length(buf, pos, end)
+                _varints(buf, pos, pos + n, msg.int64_data, True)  # type: ignore[arg-type]
+                pos += n
+            elif tag == 0x38:  # int64_data, one element
+                v, pos = read_varint(buf, pos, end)
+                msg.int64_data.append(to_int64(v))
+            elif tag == 0x42:  # name
+                n, pos = read_length(buf, pos, end)
+                msg.name = _string(buf, pos, n)
+                pos += n
+            elif tag == 0x1A:  # segment
+                n, pos = read_length(buf, pos, end)
+                if depth <= 0:
+                    raise _depth_error(start)
+                seg = msg.segment
+                if seg is None:
+                    seg = msg.segment = _Segment()
+                _segment(buf, pos, pos + n, seg, depth - 1)
+                pos += n
+            elif tag == 0x52:  # double_data, packed
+                n, pos = read_length(buf, pos, end)
+                read_packed_fixed(buf, pos, n, _float_array(msg, "double_data", "d"), 8)
+                pos += n
+            elif tag == 0x51:  # double_data, one element
+                if end - pos < 8:
+                    raise DecodeError(f"double at offset {pos} runs past the end", pos)
+                read_packed_fixed(buf, pos, 8, _float_array(msg, "double_data", "d"), 8)
+                pos += 8
+            elif tag == 0x5A:  # uint64_data, packed
+                n, pos = read_length(buf, pos, end)
+                _varints(buf, pos, pos + n, msg.uint64_data, False)  # type: ignore[arg-type]
+                pos += n
+            elif tag == 0x58:  # uint64_data, one element
+                v, pos = read_varint(buf, pos, end)
+                msg.uint64_data.append(v)
+            elif tag == 0x62:  # doc_string
+                n, pos = read_length(buf, pos, end)
+                msg.doc_string = _string(buf, pos, n)
+                pos += n
+            elif tag == 0x6A or tag == 0x82:  # external_data (13), metadata_props (16)
+                n, pos = read_length(buf, pos, end)
+                if depth <= 0:
+                    raise _depth_error(start)
+                entry = StringStringEntryProto()
+                _entry(buf, pos, pos + n, entry, depth - 1)
+                (msg.external_data if tag == 0x6A else msg.metadata_props).append(entry)
+                pos += n
+            elif tag == 0x70 and _closed_enum(buf, pos, end):  # data_location
+                v, pos = read_varint(buf, pos, end)
+                msg.data_location = v & MASK32
+            else:
+                fnum = 0
+                pos = skip_field(buf, pos, end, tag, depth)
+                if unknown is None:
+                    unknown = []
+                unknown.append(buf[start:pos])
+        if unknown:
+            _unknown(msg, unknown)
+    except DecodeError as err:
+        _locate(err, msg, fnum, _TENSOR_FIELDS)
+        raise
+    except (IndexError, struct.error, OverflowError) as exc:
+        raise _stray(exc, pos) from exc
+
+
+def _closed_enum(buf: memoryview, pos: int, end: int) -> bool:
+    """Whether the varint at ``pos`` is a known ``DataLocation`` (0 or 1).
+
+    proto2 enums are closed: an unknown value is kept as an unknown field,
+    byte for byte.  A truncated varint reports here as known, so that the
+    normal path raises the error.
+    """
+    try:
+        v = read_varint(buf, pos, end)[0] & MASK32
+    except DecodeError:
+        return True
+    return v <= 1
+
+
+def _float_array(msg: TensorProto, name: str, code: str) -> array[float]:
+    values = getattr(msg, name)
+    if type(values) is not array or values.typecode != code:
+        values = array(code, values)  # the caller handed in a list; decode appends to arrays
+        setattr(msg, name, values)
+    return values
+
+
+def _segment(buf: memoryview, pos: int, end: int, msg: Any, depth: int) -> None:
+    unknown: list[memoryview] | None = None
+    fnum = 0
+    try:
+        while pos < end:
+            start = pos
+            fnum = 0
+            tag, pos = read_tag(buf, pos, end)
+            fnum = tag >> 3
+            if tag == 0x08:
+                v, pos = read_varint(buf, pos, end)
+                msg.begin = to_int64(v)
+            elif tag == 0x10:
+                v, pos = read_varint(buf, pos, end)
+                msg.end = to_int64(v)
+            else:
+                fnum = 0
+                pos = skip_field(buf, pos, end, tag, depth)
+                if unknown is None:
+                    unknown = []
+                unknown.append(buf[start:pos])
+        if unknown:
+            _unknown(msg, unknown)
+    except DecodeError as err:
+        _locate(err, msg, fnum, _SEGMENT_FIELDS)
+        raise
+    except (IndexError, struct.error, OverflowError) as exc:
+        raise _stray(exc, pos) from exc
+
+
+def _entry(buf: memoryview, pos: int, end: int, msg: StringStringEntryProto, depth: int) -> None:
+    unknown: list[memoryview] | None = None
+    fnum = 0
+    try:
+        while pos < end:
+            start = pos
+            fnum = 0
+            tag, pos = read_tag(buf, pos, end)
+            fnum = tag >> 3
+            if tag == 0x0A:
+                n, pos = read_length(buf, pos, end)
+                msg.key = _string(buf, pos, n)
+                pos += n
+            elif tag == 0x12:
+                n, pos = read_length(buf, pos, end)
+                msg.value = _string(buf, pos, n)
+                pos += n
+            else:
+                fnum = 0
+                pos = skip_field(buf, pos, end, tag, depth)
+                if unknown is None:
+                    unknown = []
+                unknown.append(buf[start:pos])
+        if unknown:
+            _unknown(msg, unknown)
+    except DecodeError as err:
+        _locate(err, msg, fnum, _ENTRY_FIELDS)
+        raise
+    except (IndexError, struct.error, OverflowError) as exc:
+        raise _stray(exc, pos) from exc
+
+
+def _sparse(buf: memoryview, pos: int, end: int, msg: SparseTensorProto, depth: int) -> None:
+    unknown: list[memoryview] | None = None
+    fnum = 0
+    try:
+        while pos < end:
+            start = pos
+            fnum = 0
+            tag, pos = read_tag(buf, pos, end)
+            fnum = tag >> 3
+            if tag == 0x0A or tag == 0x12:  # values (1), indices (2)
+                n, pos = read_length(buf, pos, end)
+                if depth <= 0:
+                    raise _depth_error(start)
+                sub = msg.values if tag == 0x0A else msg.indices
+                if sub is None:
+                    sub = TensorProto()
+                    if tag == 0x0A:
+                        msg.values = sub
+                    else:
+                        msg.indices = sub
+                _tensor(buf, pos, pos + n, sub, depth - 1)
+                pos += n
+            elif tag == 0x18:  # dims, unpacked
+                v, pos = read_varint(buf, pos, end)
+                msg.dims.append(to_int64(v))
+            elif tag == 0x1A:  # dims, packed
+                n, pos = read_length(buf, pos, end)
+                _varints(buf, pos, pos + n, msg.dims, True)  # type: ignore[arg-type]
+                pos += n
+            else:
+                fnum = 0
+                pos = skip_field(buf, pos, end, tag, depth)
+                if unknown is None:
+                    unknown = []
+                unknown.append(buf[start:pos])
+        if unknown:
+            _unknown(msg, unknown)
+    except DecodeError as err:
+        _locate(err, msg, fnum, _SPARSE_FIELDS)
+        raise
+    except (IndexError, struct.error, OverflowError) as exc:
+        raise _stray(exc, pos) from exc
+
+
+def _sequence(buf: memoryview, pos: int, end: int, msg: SequenceProto, depth: int) -> None:
+    unknown: list[memoryview] | None = None
+    fnum = 0
+    try:
+        while pos < end:
+            start = pos
+            tag = buf[pos]
+            if tag < 0x80:
+                pos += 1
+            else:
+                fnum = 0
+                tag, pos = read_tag(buf, pos, end)
+            fnum = tag >> 3
+            if tag & 7 == 2 and 3 <= fnum <= 7:  # tensor/sparse/sequence/map/optional values
+                n, pos = read_length(buf, pos, end)
+                if depth <= 0:
+                    raise _depth_error(start)
+                cls, decode, name = _ELEMENTS[fnum]
+                sub = cls()
+                decode(buf, pos, pos + n, sub, depth - 1)
+                getattr(msg, name).append(sub)
+                pos += n
+            elif tag == 0x0A:
+                n, pos = read_length(buf, pos, end)
+                msg.name = _string(buf, pos, n)
+                pos += n
+            elif tag == 0x10:
+                v, pos = read_varint(buf, pos, end)
+                msg.elem_type = to_int32(v)
+            else:
+                fnum = 0
+                pos = skip_field(buf, pos, end, tag, depth)
+                if unknown is None:
+                    unknown = []
+                unknown.append(buf[start:pos])
+        if unknown:
+            _unknown(msg, unknown)
+    except DecodeError as err:
+        _locate(err, msg, fnum, _SEQUENCE_FIELDS)
+        raise
+    except (IndexError, struct.error, OverflowError) as exc:
+        raise _stray(exc, pos) from exc
+
+
+def _map(buf: memoryview, pos: int, end: int, msg: MapProto, depth: int) -> None:
+    unknown: list[memoryview] | None = None
+    fnum = 0
+    try:
+        while pos < end:
+            start = pos
+            fnum = 0
+            tag, pos = read_tag(buf, pos, end)
+            fnum = tag >> 3
+            if tag == 0x18:  # keys, unpacked
+                v, pos = read_varint(buf, pos, end)
+                msg.keys.append(to_int64(v))
+            elif tag == 0x1A:  # keys, packed
+                n, pos = read_length(buf, pos, end)
+                _varints(buf, pos, pos + n, msg.keys, True)  # type: ignore[arg-type]
+                pos += n
+            elif tag == 0x22:  # string_keys
+                n, pos = read_length(buf, pos, end)
+                msg.string_keys.append(bytes(buf[pos : pos + n]))
+                pos += n
+            elif tag == 0x2A:  # values
+                n, pos = read_length(buf, pos, end)
+                if depth <= 0:
+                    raise _depth_error(start)
+                values = msg.values
+                if values is None:
+                    values = msg.values = SequenceProto()
+                _sequence(buf, pos, pos + n, values, depth - 1)
+                pos += n
+            elif tag == 0x0A:
+                n, pos = read_length(buf, pos, end)
+                msg.name = _string(buf, pos, n)
+                pos += n
+            elif tag == 0x10:
+                v, pos = read_varint(buf, pos, end)
+                msg.key_type = to_int32(v)
+            else:
+                fnum = 0
+                pos = skip_field(buf, pos, end, tag, depth)
+                if unknown is None:
+                    unknown = []
+                unknown.append(buf[start:pos])
+        if unknown:
+            _unknown(msg, unknown)
+    except DecodeError as err:
+        _locate(err, msg, fnum, _MAP_FIELDS)
+        raise
+    except (IndexError, struct.error, OverflowError) as exc:
+        raise _stray(exc, pos) from exc
+
+
+def _optional(buf: memoryview, pos: int, end: int, msg: OptionalProto, depth: int) -> None:
+    unknown: list[memoryview] | None = None
+    fnum = 0
+    try:
+        while pos < end:
+            start = pos
+            fnum = 0
+            tag, pos = read_tag(buf, pos, end)
+            fnum = tag >> 3
+            if tag & 7 == 2 and 3 <= fnum <= 7:  # tensor/sparse/sequence/map/optional value
+                n, pos = read_length(buf, pos, end)
+                if depth <= 0:
+                    raise _depth_error(start)
+                cls, decode, name = _ELEMENTS[fnum]
+                name = name[:-1]  # tensor_values -> tensor_value
+                sub = getattr(msg, name)
+                if sub is None:
+                    sub = cls()
+                    setattr(msg, name, sub)
+                decode(buf, pos, pos + n, sub, depth - 1)
+                pos += n
+            elif tag == 0x0A:
+                n, pos = read_length(buf, pos, end)
+                msg.name = _string(buf, pos, n)
+                pos += n
+            elif tag == 0x10:
+                v, pos = read_varint(buf, pos, end)
+                msg.elem_type = to_int32(v)
+            else:
+                fnum = 0
+                pos = skip_field(buf, pos, end, tag, depth)
+                if unknown is None:
+                    unknown = []
+                unknown.append(buf[start:pos])
+        if unknown:
+            _unknown(msg, unknown)
+    except DecodeError as err:
+        _locate(err, msg, fnum, _OPTIONAL_FIELDS)
+        raise
+    except (IndexError, struct.error, OverflowError) as exc:
+        raise _stray(exc, pos) from exc
+
+
+_TENSOR_FIELDS = {
+    1: "dims", 2: "data_type", 3: "segment", 4: "float_data", 5: "int32_data",
+    6: "string_data", 7: "int64_data", 8: "name", 9: "raw_data", 10: "double_data",
+    11: "uint64_data", 12: "doc_string", 13: "external_data", 14: "data_location",
+    16: "metadata_props",
+}  # fmt: skip
+_SEGMENT_FIELDS = {1: "begin", 2: "end"}
+_ENTRY_FIELDS = {1: "key", 2: "value"}
+_SPARSE_FIELDS = {1: "values", 2: "indices", 3: "dims"}
+_SEQUENCE_FIELDS = {
+    1: "name", 2: "elem_type", 3: "tensor_values", 4: "sparse_tensor_values",
+    5: "sequence_values", 6: "map_values", 7: "optional_values",
+}  # fmt: skip
+_MAP_FIELDS = {1: "name", 2: "key_type", 3: "keys", 4: "string_keys", 5: "values"}
+_OPTIONAL_FIELDS = {
+    1: "name", 2: "elem_type", 3: "tensor_value", 4: "sparse_tensor_value",
+    5: "sequence_value", 6: "map_value", 7: "optional_value",
+}  # fmt: skip
+_MESSAGE_LISTS = frozenset(
+    {"external_data", "metadata_props", "tensor_values", "sparse_tensor_values",
+     "sequence_values", "map_values", "optional_values"}
+)  # fmt: skip
+
+# Field number -> (element class, its decoder, SequenceProto field name).
+_ELEMENTS: dict[int, tuple[type[Message], _Decoder, str]] = {
+    3: (TensorProto, _tensor, "tensor_values"),
+    4: (SparseTensorProto, _sparse, "sparse_tensor_values"),
+    5: (SequenceProto, _sequence, "sequence_values"),
+    6: (MapProto, _map, "map_values"),
+    7: (OptionalProto, _optional, "optional_values"),
+}
+
+_DECODERS: dict[type[Message], _Decoder] = {
+    TensorProto: _tensor,
+    _Segment: _segment,
+    StringStringEntryProto: _entry,
+    SparseTensorProto: _sparse,
+    SequenceProto: _sequence,
+    MapProto: _map,
+    OptionalProto: _optional,
+}

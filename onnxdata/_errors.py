@@ -1,0 +1,84 @@
+"""The one error decoding raises, with where it happened.
+
+Every malformed input ends in :class:`DecodeError`; the decoder never lets an
+``IndexError``, ``struct.error`` or ``RecursionError`` escape.  The error knows
+the byte offset and the field path, so a user looking at a damaged file learns
+*where* it broke, not just that it did.
+"""
+
+from __future__ import annotations
+
+
+class DecodeError(ValueError):
+    """The bytes are not a valid encoding of the message asked for.
+
+    Attributes:
+        reason: what was wrong, with the counts that show it.
+        offset: the byte offset in the input where decoding failed.
+        path: the field path, e.g. ``SequenceProto.tensor_values[3].dims``.
+    """
+
+    def __init__(self, reason: str, offset: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.offset = offset
+        # Filled innermost-first while the error climbs out of nested messages.
+        self._parts: list[str] = []
+
+    @property
+    def path(self) -> str:
+        return ".".join(reversed(self._parts))
+
+    def _within(self, part: str) -> None:
+        """Record that the error happened inside ``part`` (a field or a type name)."""
+        self._parts.append(part)
+
+    def __str__(self) -> str:
+        path = self.path
+        return f"{path}: {self.reason}" if path else self.reason
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keep the path across pickling (multiprocessing, pytest-xdist).
+        return (_rebuild, (self.reason, self.offset, list(self._parts)))
+
+
+def _rebuild(reason: str, offset: int, parts: list[str]) -> DecodeError:
+    err = DecodeError(reason, offset)
+    err._parts = parts
+    return err
+
+
+class _FieldPath:
+    """Mixin for encode errors: the path of the field whose value was wrong."""
+
+    reason: str
+    _parts: list[str]
+
+    def _within(self, part: str) -> None:
+        self._parts.append(part)
+
+    @property
+    def path(self) -> str:
+        return ".".join(reversed(self._parts))
+
+    def __str__(self) -> str:
+        path = self.path
+        return f"{path}: {self.reason}" if path else self.reason
+
+
+class EncodeTypeError(_FieldPath, TypeError):
+    """A field holds a value of the wrong type; ``path`` names the field."""
+
+    def __init__(self, reason: str) -> None:
+        TypeError.__init__(self, reason)
+        self.reason = reason
+        self._parts = []
+
+
+class EncodeValueError(_FieldPath, ValueError):
+    """A field's value is out of range or not allowed; ``path`` names the field."""
+
+    def __init__(self, reason: str) -> None:
+        ValueError.__init__(self, reason)
+        self.reason = reason
+        self._parts = []

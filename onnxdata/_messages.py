@@ -1,0 +1,323 @@
+"""The ONNX data messages as plain dataclasses.
+
+Field names, numbers and declaration order follow ``onnx-data.in.proto`` and
+``onnx.proto`` (onnx 1.23.2) exactly, so code written against ``onnx.TensorProto``
+reads the same.  proto2 presence is kept: an optional field never set is
+``None`` and is not written; set to its default it is written.
+
+Why ``array`` for ``float_data``/``double_data``: a float32 that passes through a
+Python ``float`` loses a signalling NaN's payload; an ``array('f')`` keeps every
+bit, and is what makes packed floats fast.  Any sequence of numbers may be
+assigned; decoded messages hold arrays.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import MutableSequence
+from dataclasses import dataclass, field, fields
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # pragma: no cover
+else:
+    Self = Any
+
+_M = TypeVar("_M", bound="Message")
+
+
+def _floats() -> MutableSequence[float]:
+    return array("f")
+
+
+def _doubles() -> MutableSequence[float]:
+    return array("d")
+
+
+class Message:
+    """What every message shares: decoding, encoding and bitwise equality."""
+
+    __slots__ = ()
+    # Names of the dataclass fields, and the float fields with their typecodes;
+    # filled in by ``_finish`` once the dataclass exists.
+    _FIELD_NAMES: ClassVar[tuple[str, ...]] = ()
+    _FLOAT_FIELDS: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def decode(cls, data: Any) -> Self:
+        """Decode ``data`` (bytes, bytearray, memoryview or mmap) into a new message.
+
+        Raises:
+            DecodeError: the bytes are not a valid encoding of this message,
+                exactly when protobuf's parser would reject them.
+            TypeError: ``data`` is not a contiguous bytes-like object.
+        """
+        from ._decode import decode_message
+
+        return decode_message(cls, data)
+
+    def encode(self) -> bytes:
+        """The protobuf wire encoding, byte-identical to protobuf's own.
+
+        Raises:
+            TypeError: a field holds a value of the wrong type.
+            ValueError: a value is out of range, or nesting is deeper than 100.
+        """
+        from ._encode import encode_message
+
+        return encode_message(self)
+
+    @classmethod
+    def FromString(cls, data: Any) -> Self:  # noqa: N802 - protobuf's name
+        """Alias of :meth:`decode`, as in protobuf's generated classes."""
+        return cls.decode(data)
+
+    def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
+        """Alias of :meth:`encode`, as in protobuf's generated classes."""
+        return self.encode()
+
+    def __eq__(self, other: object) -> bool:
+        # Floats compare by their bits, as protobuf's own equality does:
+        # a NaN equals the same NaN, 0.0 differs from -0.0.
+        if type(other) is not type(self):
+            return NotImplemented
+        floats = self._FLOAT_FIELDS
+        for name in self._FIELD_NAMES:
+            a = getattr(self, name)
+            b = getattr(other, name)
+            if a is b:
+                continue
+            code = floats.get(name)
+            if code is not None:
+                if _bits(a, code) != _bits(b, code):
+                    return False
+            elif a != b:
+                return False
+        return True
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
+
+
+def _bits(values: Any, code: str) -> bytes:
+    if type(values) is not array or values.typecode != code:
+        try:
+            values = array(code, values)
+        except (TypeError, OverflowError):
+            return repr(values).encode()  # not floats at all: compare as objects
+    bits: bytes = values.tobytes()
+    return bits
+
+
+def _finish(cls: type[_M]) -> type[_M]:
+    cls._FIELD_NAMES = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+    return cls
+
+
+_message = dataclass(slots=True, kw_only=True, eq=False)
+
+
+@_finish
+@_message
+class StringStringEntryProto(Message):
+    """A key/value pair of strings (``external_data``, ``metadata_props``)."""
+
+    key: str | None = None
+    value: str | None = None
+    unknown_fields: bytes = field(default=b"", repr=False)
+
+
+@_finish
+@_message
+class TensorProto(Message):
+    """A tensor: ``dims``, ``data_type`` and its values in one storage field."""
+
+    class DataType(IntEnum):
+        UNDEFINED = 0
+        FLOAT = 1
+        UINT8 = 2
+        INT8 = 3
+        UINT16 = 4
+        INT16 = 5
+        INT32 = 6
+        INT64 = 7
+        STRING = 8
+        BOOL = 9
+        FLOAT16 = 10
+        DOUBLE = 11
+        UINT32 = 12
+        UINT64 = 13
+        COMPLEX64 = 14
+        COMPLEX128 = 15
+        BFLOAT16 = 16
+        FLOAT8E4M3FN = 17
+        FLOAT8E4M3FNUZ = 18
+        FLOAT8E5M2 = 19
+        FLOAT8E5M2FNUZ = 20
+        UINT4 = 21
+        INT4 = 22
+        FLOAT4E2M1 = 23
+        FLOAT8E8M0 = 24
+        UINT2 = 25
+        INT2 = 26
+        FLOAT6E2M3 = 27
+        FLOAT6E3M2 = 28
+
+    class DataLocation(IntEnum):
+        DEFAULT = 0
+        EXTERNAL = 1
+
+    @_finish
+    @_message
+    class Segment(Message):
+        """For very large tensors split into chunks: the slice ``[begin, end)``."""
+
+        begin: int | None = None
+        end: int | None = None
+        unknown_fields: bytes = field(default=b"", repr=False)
+
+    UNDEFINED = DataType.UNDEFINED
+    FLOAT = DataType.FLOAT
+    UINT8 = DataType.UINT8
+    INT8 = DataType.INT8
+    UINT16 = DataType.UINT16
+    INT16 = DataType.INT16
+    INT32 = DataType.INT32
+    INT64 = DataType.INT64
+    STRING = DataType.STRING
+    BOOL = DataType.BOOL
+    FLOAT16 = DataType.FLOAT16
+    DOUBLE = DataType.DOUBLE
+    UINT32 = DataType.UINT32
+    UINT64 = DataType.UINT64
+    COMPLEX64 = DataType.COMPLEX64
+    COMPLEX128 = DataType.COMPLEX128
+    BFLOAT16 = DataType.BFLOAT16
+    FLOAT8E4M3FN = DataType.FLOAT8E4M3FN
+    FLOAT8E4M3FNUZ = DataType.FLOAT8E4M3FNUZ
+    FLOAT8E5M2 = DataType.FLOAT8E5M2
+    FLOAT8E5M2FNUZ = DataType.FLOAT8E5M2FNUZ
+    UINT4 = DataType.UINT4
+    INT4 = DataType.INT4
+    FLOAT4E2M1 = DataType.FLOAT4E2M1
+    FLOAT8E8M0 = DataType.FLOAT8E8M0
+    UINT2 = DataType.UINT2
+    INT2 = DataType.INT2
+    FLOAT6E2M3 = DataType.FLOAT6E2M3
+    FLOAT6E3M2 = DataType.FLOAT6E3M2
+    DEFAULT = DataLocation.DEFAULT
+    EXTERNAL = DataLocation.EXTERNAL
+
+    dims: MutableSequence[int] = field(default_factory=list)
+    data_type: int | None = None
+    segment: TensorProto.Segment | None = None
+    float_data: MutableSequence[float] = field(default_factory=_floats)
+    int32_data: MutableSequence[int] = field(default_factory=list)
+    string_data: MutableSequence[bytes] = field(default_factory=list)
+    int64_data: MutableSequence[int] = field(default_factory=list)
+    name: str | None = None
+    doc_string: str | None = None
+    raw_data: bytes | None = None
+    external_data: MutableSequence[StringStringEntryProto] = field(default_factory=list)
+    data_location: int | None = None
+    double_data: MutableSequence[float] = field(default_factory=_doubles)
+    uint64_data: MutableSequence[int] = field(default_factory=list)
+    metadata_props: MutableSequence[StringStringEntryProto] = field(default_factory=list)
+    unknown_fields: bytes = field(default=b"", repr=False)
+
+
+@_finish
+@_message
+class SparseTensorProto(Message):
+    """A sparse tensor: non-zero ``values``, their ``indices``, the dense ``dims``."""
+
+    values: TensorProto | None = None
+    indices: TensorProto | None = None
+    dims: MutableSequence[int] = field(default_factory=list)
+    unknown_fields: bytes = field(default=b"", repr=False)
+
+
+@_finish
+@_message
+class SequenceProto(Message):
+    """An ordered collection of elements of one type."""
+
+    class DataType(IntEnum):
+        UNDEFINED = 0
+        TENSOR = 1
+        SPARSE_TENSOR = 2
+        SEQUENCE = 3
+        MAP = 4
+        OPTIONAL = 5
+
+    UNDEFINED = DataType.UNDEFINED
+    TENSOR = DataType.TENSOR
+    SPARSE_TENSOR = DataType.SPARSE_TENSOR
+    SEQUENCE = DataType.SEQUENCE
+    MAP = DataType.MAP
+    OPTIONAL = DataType.OPTIONAL
+
+    name: str | None = None
+    elem_type: int | None = None
+    tensor_values: MutableSequence[TensorProto] = field(default_factory=list)
+    sparse_tensor_values: MutableSequence[SparseTensorProto] = field(default_factory=list)
+    sequence_values: MutableSequence[SequenceProto] = field(default_factory=list)
+    map_values: MutableSequence[MapProto] = field(default_factory=list)
+    optional_values: MutableSequence[OptionalProto] = field(default_factory=list)
+    unknown_fields: bytes = field(default=b"", repr=False)
+
+
+@_finish
+@_message
+class MapProto(Message):
+    """An associative table: integer ``keys`` or ``string_keys``, and ``values``."""
+
+    name: str | None = None
+    key_type: int | None = None
+    keys: MutableSequence[int] = field(default_factory=list)
+    string_keys: MutableSequence[bytes] = field(default_factory=list)
+    values: SequenceProto | None = None
+    unknown_fields: bytes = field(default=b"", repr=False)
+
+
+@_finish
+@_message
+class OptionalProto(Message):
+    """A value that may be absent."""
+
+    class DataType(IntEnum):
+        UNDEFINED = 0
+        TENSOR = 1
+        SPARSE_TENSOR = 2
+        SEQUENCE = 3
+        MAP = 4
+        OPTIONAL = 5
+
+    UNDEFINED = DataType.UNDEFINED
+    TENSOR = DataType.TENSOR
+    SPARSE_TENSOR = DataType.SPARSE_TENSOR
+    SEQUENCE = DataType.SEQUENCE
+    MAP = DataType.MAP
+    OPTIONAL = DataType.OPTIONAL
+
+    name: str | None = None
+    elem_type: int | None = None
+    tensor_value: TensorProto | None = None
+    sparse_tensor_value: SparseTensorProto | None = None
+    sequence_value: SequenceProto | None = None
+    map_value: MapProto | None = None
+    optional_value: OptionalProto | None = None
+    unknown_fields: bytes = field(default=b"", repr=False)
+
+
+TensorProto._FLOAT_FIELDS = {"float_data": "f", "double_data": "d"}
+
+MESSAGE_TYPES: tuple[type[Message], ...] = (
+    TensorProto,
+    TensorProto.Segment,
+    StringStringEntryProto,
+    SparseTensorProto,
+    SequenceProto,
+    MapProto,
+    OptionalProto,
+)

@@ -1,0 +1,185 @@
+"""Protobuf wire primitives on ``(buf, pos, end)``: varints, tags, skipping.
+
+The decoder works on one byte ``memoryview`` and integer positions, never on
+slices, so a sub-message costs nothing to enter.  ``end`` is the end of the
+enclosing message: no read may cross it.  Every rule here follows protobuf's
+upb parser, the reference: see ``docs/wire-format.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+
+from ._errors import DecodeError
+
+MASK32 = 0xFFFF_FFFF
+MASK64 = 0xFFFF_FFFF_FFFF_FFFF
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+# Wire types.
+VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
+
+# upb's limit: the top-level message plus 100 nested messages or groups.
+MAX_DEPTH = 100
+
+BIG_ENDIAN = sys.byteorder == "big"
+
+
+def left(end: int, pos: int) -> str:
+    n = end - pos
+    return f"{n} byte{'s' if n != 1 else ''} left"
+
+
+def read_varint(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
+    """Read a varint of at most 10 bytes at ``pos``; the value wraps to 64 bits.
+
+    upb ignores the bits a 10th byte carries beyond the 64th, so do we.
+    """
+    start = pos
+    result = 0
+    shift = 0
+    while pos < end:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result & MASK64, pos
+        shift += 7
+        if shift == 70:
+            raise DecodeError(f"varint at offset {start} is longer than 10 bytes", start)
+    raise DecodeError(f"varint at offset {start} runs past the end ({left(end, start)})", start)
+
+
+def read_tag(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
+    """Read a tag: at most 5 bytes and a value below 2**32, as upb requires."""
+    start = pos
+    result = 0
+    shift = 0
+    while pos < end:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            if result > MASK32:
+                raise DecodeError(f"tag at offset {start} is larger than 32 bits", start)
+            return result, pos
+        shift += 7
+        if shift == 35:
+            raise DecodeError(f"tag at offset {start} is longer than 5 bytes", start)
+    raise DecodeError(f"tag at offset {start} runs past the end ({left(end, start)})", start)
+
+
+def read_length(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
+    """Read a length prefix and check that the payload fits before ``end``.
+
+    The check comes before anything is allocated, so a forged length costs nothing.
+    """
+    start = pos
+    b = buf[pos] if pos < end else 0x80
+    if b < 0x80:
+        n = b
+        pos += 1
+    else:
+        n, pos = read_varint(buf, pos, end)
+    if n > end - pos:
+        raise DecodeError(
+            f"length {n} at offset {start} runs past the end ({left(end, pos)})", start
+        )
+    return n, pos
+
+
+def to_int32(v: int) -> int:
+    """The low 32 bits of a decoded varint, as a signed ``int32``."""
+    v &= MASK32
+    return v - (1 << 32) if v > INT32_MAX else v
+
+
+def to_int64(v: int) -> int:
+    return v - (1 << 64) if v > INT64_MAX else v
+
+
+def skip_field(buf: memoryview, pos: int, end: int, tag: int, depth: int) -> int:
+    """Skip the payload of a field whose tag ended at ``pos``; return the new position.
+
+    Used for unknown fields, whose raw bytes are then kept.  A group is skipped
+    to its matching end-group tag; it counts against the nesting limit.
+    """
+    wire_type = tag & 7
+    if tag >> 3 == 0:
+        raise DecodeError(f"field number 0 at offset {pos - 1}", pos - 1)
+    if wire_type == VARINT:
+        return read_varint(buf, pos, end)[1]
+    if wire_type == LEN:
+        n, pos = read_length(buf, pos, end)
+        return pos + n
+    if wire_type in (I64, I32):
+        size = 8 if wire_type == I64 else 4
+        if size > end - pos:
+            raise DecodeError(
+                f"fixed{size * 8} value at offset {pos} runs past the end ({left(end, pos)})", pos
+            )
+        return pos + size
+    if wire_type == SGROUP:
+        return skip_group(buf, pos, end, tag >> 3, depth)
+    if wire_type == EGROUP:
+        raise DecodeError(f"end-group tag for field {tag >> 3} with no group open", pos)
+    raise DecodeError(f"invalid wire type {wire_type} for field {tag >> 3}", pos)
+
+
+def skip_group(buf: memoryview, pos: int, end: int, number: int, depth: int) -> int:
+    """Skip a group's fields up to and including its end-group tag."""
+    if depth <= 0:
+        raise DecodeError(f"nesting deeper than {MAX_DEPTH} at offset {pos}", pos)
+    while pos < end:
+        tag_pos = pos
+        tag, pos = read_tag(buf, pos, end)
+        if tag & 7 == EGROUP:
+            if tag >> 3 != number:
+                raise DecodeError(
+                    f"end-group tag for field {tag >> 3} at offset {tag_pos} closes "
+                    f"the group of field {number}",
+                    tag_pos,
+                )
+            return pos
+        pos = skip_field(buf, pos, end, tag, depth - 1)
+    raise DecodeError(f"group of field {number} is not closed before the end", pos)
+
+
+def read_packed_fixed(
+    buf: memoryview, pos: int, n: int, out: array[float], typecode_size: int
+) -> None:
+    """Append ``n`` bytes of packed little-endian floats to ``out`` in one call."""
+    if n % typecode_size:
+        raise DecodeError(
+            f"packed {'float' if typecode_size == 4 else 'double'} field of {n} bytes "
+            f"at offset {pos} is not a multiple of {typecode_size}",
+            pos,
+        )
+    if BIG_ENDIAN:  # pragma: no cover - exercised on big-endian hosts only
+        tmp = array(out.typecode)
+        tmp.frombytes(buf[pos : pos + n])
+        tmp.byteswap()
+        out.extend(tmp)
+    else:
+        out.frombytes(buf[pos : pos + n])
+
+
+def encode_varint(v: int) -> bytes:
+    """Encode a non-negative integer below 2**64."""
+    if v < 0x80:
+        return _ONE_BYTE[v]
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+_ONE_BYTE = [bytes((i,)) for i in range(0x80)]
+
+
+def tag_bytes(number: int, wire_type: int) -> bytes:
+    return encode_varint(number << 3 | wire_type)

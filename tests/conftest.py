@@ -1,0 +1,52 @@
+"""Shared pytest set-up: the hypothesis profiles.
+
+Two profiles:
+
+* ``ci`` (the default, and always used when the ``CI`` environment variable is
+  set): a few hundred examples per property, so that the whole suite stays
+  within a few minutes on a 2-core machine.
+* ``long``: thousands of examples per property, for a soak run before a release:
+
+      HYPOTHESIS_PROFILE=long python -m pytest tests/
+
+``HYPOTHESIS_PROFILE`` picks the profile by name; without it (or with ``CI``
+set) the ``ci`` profile is loaded.  A test that wants fewer examples than the
+profile (because each example is expensive) scales the profile's count with
+``strategies.scaled`` instead of hard-coding a number, so ``long`` makes it
+longer too.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, settings
+
+# Make ``import oracle`` / ``import strategies`` work whatever the rootdir and
+# import mode; the helper modules live next to this file.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+_SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+settings.register_profile(
+    "ci",
+    max_examples=250,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=_SUPPRESSED,
+)
+settings.register_profile(
+    "long",
+    max_examples=6000,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=_SUPPRESSED,
+)
+
+_profile = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+if os.environ.get("CI") and _profile != "long":
+    _profile = "ci"
+settings.load_profile(_profile)
+
