@@ -1,0 +1,7 @@
+"""``python -m onnxdata``: the command line, for where no script is installed."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
