@@ -10,9 +10,11 @@ where it happened.
 
 from __future__ import annotations
 
+import gc
 import struct
 from array import array
 from collections.abc import Callable
+from dataclasses import MISSING, fields
 from typing import Any, TypeVar
 
 from ._errors import DecodeError
@@ -28,7 +30,9 @@ from ._messages import (
 from ._wire import (
     INT64_MAX,
     MASK32,
+    MASK64,
     MAX_DEPTH,
+    Buf,
     read_length,
     read_packed_fixed,
     read_tag,
@@ -39,14 +43,18 @@ from ._wire import (
 )
 
 _M = TypeVar("_M", bound=Message)
-_Decoder = Callable[[memoryview, int, int, Any, int], None]
+# The decoders index and slice ``bytes`` input directly (faster than a view,
+# and a slice of it is the field's own copy); any other buffer goes through
+# a byte memoryview.  Both index to ints and slice to bytes-like objects.
+_Decoder = Callable[[Any, int, int, Any, int], None]
 
 _Segment = TensorProto.Segment
-_FLOAT32 = struct.Struct("<f")
 
 
-def as_byte_view(data: Any) -> memoryview:
-    """A flat byte view of any contiguous buffer, without copying it."""
+def as_byte_view(data: Any) -> Buf:
+    """``data`` itself if it is ``bytes``, else a flat byte view of it, without copying."""
+    if type(data) is bytes:
+        return data
     if isinstance(data, str):
         raise TypeError("decode() needs bytes, not str")
     view = memoryview(data)
@@ -56,24 +64,57 @@ def as_byte_view(data: Any) -> memoryview:
 
 
 def decode_message(cls: type[_M], data: Any) -> _M:
-    view = as_byte_view(data)
-    msg = cls()
+    buf = as_byte_view(data)
+    msg = _BLANK[cls]()
+    # Decoding makes a tree of new objects and no cycles, so the cyclic garbage
+    # collector has nothing to find meanwhile; left on, it would rescan the
+    # growing tree again and again and double the time of a large decode.
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
     try:
-        _DECODERS[cls](view, 0, len(view), msg, MAX_DEPTH)
+        _DECODERS[cls](buf, 0, len(buf), msg, MAX_DEPTH)
     except DecodeError as err:
         err._within(cls.__qualname__)
         raise
-    return msg
+    finally:
+        if collecting:
+            gc.enable()
+    return msg  # type: ignore[no-any-return]
+
+
+def _blank_maker(cls: type[Message]) -> Callable[[], Any]:
+    """A function that makes an empty ``cls`` twice as fast as its ``__init__``.
+
+    The decoder makes one message per element, so this matters; it sets the
+    same defaults the dataclass would, generated from the dataclass's fields.
+    """
+    lines = ["def make():", "    m = new(cls)"]
+    env: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    for f in fields(cls):  # type: ignore[arg-type]
+        if f.default_factory is list:
+            lines.append(f"    m.{f.name} = []")  # a literal is faster than calling list()
+        elif f.default_factory is not MISSING:
+            env[f"make_{f.name}"] = f.default_factory
+            lines.append(f"    m.{f.name} = make_{f.name}()")
+        else:
+            env[f"default_{f.name}"] = f.default
+            lines.append(f"    m.{f.name} = default_{f.name}")
+    lines.append("    return m")
+    exec("\n".join(lines), env)  # the same technique dataclasses uses for __init__
+    maker: Callable[[], Any] = env["make"]
+    return maker
 
 
 # -- repeated scalars: packed or not, both are accepted ---------------------
 
 
-def _varints(buf: memoryview, pos: int, end: int, out: list[int], signed: bool) -> None:
+def _varints(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None:
     """Append the varints of a packed payload to ``out``.
 
-    The payload is usually all one-byte values (dims, small ints); that case is
-    one ``isascii`` test and one ``extend``, with no Python loop.
+    The payload is often all one-byte values (dims, small ints); that case is
+    one ``isascii`` test and one ``extend``, with no Python loop.  Otherwise
+    each varint is read inline: a function call per value would double the cost.
     """
     chunk = bytes(buf[pos:end])
     if chunk.isascii():
@@ -82,27 +123,40 @@ def _varints(buf: memoryview, pos: int, end: int, out: list[int], signed: bool) 
     append = out.append
     while pos < end:
         b = buf[pos]
+        pos += 1
         if b < 0x80:
             append(b)
+            continue
+        v = b & 0x7F
+        shift = 7
+        while True:
+            if pos >= end:
+                raise DecodeError(f"packed varint runs past the end at offset {pos}", pos)
+            b = buf[pos]
             pos += 1
+            v |= (b & 0x7F) << shift
+            if b < 0x80:
+                break
+            shift += 7
+            if shift == 70:
+                raise DecodeError(f"varint ending at offset {pos} is longer than 10 bytes", pos)
+        if signed:
+            v &= MASK64
+            append(v - (1 << 64) if v > INT64_MAX else v)
         else:
-            v, pos = read_varint(buf, pos, end)
-            append(v - (1 << 64) if signed and v > INT64_MAX else v)
+            append(v & MASK64)
 
 
-def _int32s(buf: memoryview, pos: int, end: int, out: list[int]) -> None:
-    chunk = bytes(buf[pos:end])
-    if chunk.isascii():
-        out.extend(chunk)
-        return
-    append = out.append
-    while pos < end:
-        v, pos = read_varint(buf, pos, end)
-        v &= MASK32
-        append(v - (1 << 32) if v > 0x7FFF_FFFF else v)
+def _int32s(buf: Buf, pos: int, end: int, out: list[int]) -> None:
+    start = len(out)
+    _varints(buf, pos, end, out, False)
+    for i in range(start, len(out)):
+        v = out[i]
+        if v > 0x7FFF_FFFF:
+            out[i] = to_int32(v)
 
 
-def _string(buf: memoryview, pos: int, n: int) -> str:
+def _string(buf: Buf, pos: int, n: int) -> str:
     # proto2 strings are not checked for UTF-8 by upb; keep bad bytes as surrogates.
     return str(buf[pos : pos + n], "utf-8", "surrogateescape")
 
@@ -111,7 +165,7 @@ def _depth_error(pos: int) -> DecodeError:
     return DecodeError(f"nesting deeper than {MAX_DEPTH} messages at offset {pos}", pos)
 
 
-def _unknown(msg: Message, chunks: list[memoryview]) -> None:
+def _unknown(msg: Message, chunks: list[Any]) -> None:
     """Keep unknown fields' raw bytes, after any kept by an earlier merge."""
     msg.unknown_fields = msg.unknown_fields + b"".join(chunks)  # type: ignore[attr-defined]
 
@@ -135,33 +189,62 @@ def _stray(exc: Exception, pos: int) -> DecodeError:
 # -- one function per message -----------------------------------------------
 
 
-def _tensor(buf: memoryview, pos: int, end: int, msg: TensorProto, depth: int) -> None:
-    unknown: list[memoryview] | None = None
+def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
+    # The hot loop of every workload: one-byte tags, lengths and varints are
+    # read inline, and the common fields are tested first.
+    unknown: list[Any] | None = None
     fnum = 0
     try:
         while pos < end:
             start = pos
             tag = buf[pos]
-            if tag < 0x80:
-                pos += 1
-            else:
+            pos += 1
+            if tag >= 0x80:
                 fnum = 0
-                tag, pos = read_tag(buf, pos, end)
+                tag, pos = read_tag(buf, start, end)
             fnum = tag >> 3
             if tag == 0x4A:  # raw_data
-                n, pos = read_length(buf, pos, end)
+                n = buf[pos] if pos < end else 0x80
+                if n < 0x80 and n < end - pos:
+                    pos += 1
+                else:
+                    n, pos = read_length(buf, pos, end)
                 msg.raw_data = bytes(buf[pos : pos + n])
                 pos += n
             elif tag == 0x08:  # dims, unpacked
-                v, pos = read_varint(buf, pos, end)
-                msg.dims.append(to_int64(v))
+                v = buf[pos] if pos < end else 0x80
+                if v < 0x80:
+                    pos += 1
+                else:
+                    v, pos = read_varint(buf, pos, end)
+                    v = to_int64(v)
+                msg.dims.append(v)
+            elif tag == 0x10:  # data_type
+                v = buf[pos] if pos < end else 0x80
+                if v < 0x80:
+                    pos += 1
+                else:
+                    v, pos = read_varint(buf, pos, end)
+                    v = to_int32(v)
+                msg.data_type = v
+            elif tag == 0x32:  # string_data: a run of them is read in one go
+                strings = msg.string_data
+                while True:
+                    n = buf[pos] if pos < end else 0x80
+                    if n < 0x80 and n < end - pos:
+                        pos += 1
+                    else:
+                        n, pos = read_length(buf, pos, end)
+                    strings.append(bytes(buf[pos : pos + n]))
+                    pos += n
+                    if pos < end and buf[pos] == 0x32:
+                        pos += 1
+                    else:
+                        break
             elif tag == 0x0A:  # dims, packed
                 n, pos = read_length(buf, pos, end)
                 _varints(buf, pos, pos + n, msg.dims, True)  # type: ignore[arg-type]
                 pos += n
-            elif tag == 0x10:  # data_type
-                v, pos = read_varint(buf, pos, end)
-                msg.data_type = to_int32(v)
             elif tag == 0x22:  # float_data, packed
                 n, pos = read_length(buf, pos, end)
                 read_packed_fixed(buf, pos, n, _float_array(msg, "float_data", "f"), 4)
@@ -178,10 +261,6 @@ def _tensor(buf: memoryview, pos: int, end: int, msg: TensorProto, depth: int) -
             elif tag == 0x28:  # int32_data, one element
                 v, pos = read_varint(buf, pos, end)
                 msg.int32_data.append(to_int32(v))
-            elif tag == 0x32:  # string_data
-                n, pos = read_length(buf, pos, end)
-                msg.string_data.append(bytes(buf[pos : pos + n]))
-                pos += n
             elif tag == 0x3A:  # int64_data, packed
                 n, pos = read_length(buf, pos, end)
                 _varints(buf, pos, pos + n, msg.int64_data, True)  # type: ignore[arg-type]
@@ -199,7 +278,7 @@ def _tensor(buf: memoryview, pos: int, end: int, msg: TensorProto, depth: int) -
                     raise _depth_error(start)
                 seg = msg.segment
                 if seg is None:
-                    seg = msg.segment = _Segment()
+                    seg = msg.segment = _new_segment()
                 _segment(buf, pos, pos + n, seg, depth - 1)
                 pos += n
             elif tag == 0x52:  # double_data, packed
@@ -226,7 +305,7 @@ def _tensor(buf: memoryview, pos: int, end: int, msg: TensorProto, depth: int) -
                 n, pos = read_length(buf, pos, end)
                 if depth <= 0:
                     raise _depth_error(start)
-                entry = StringStringEntryProto()
+                entry = _new_entry()
                 _entry(buf, pos, pos + n, entry, depth - 1)
                 (msg.external_data if tag == 0x6A else msg.metadata_props).append(entry)
                 pos += n
@@ -248,7 +327,7 @@ def _tensor(buf: memoryview, pos: int, end: int, msg: TensorProto, depth: int) -
         raise _stray(exc, pos) from exc
 
 
-def _closed_enum(buf: memoryview, pos: int, end: int) -> bool:
+def _closed_enum(buf: Buf, pos: int, end: int) -> bool:
     """Whether the varint at ``pos`` is a known ``DataLocation`` (0 or 1).
 
     proto2 enums are closed: an unknown value is kept as an unknown field,
@@ -270,8 +349,8 @@ def _float_array(msg: TensorProto, name: str, code: str) -> array[float]:
     return values
 
 
-def _segment(buf: memoryview, pos: int, end: int, msg: Any, depth: int) -> None:
-    unknown: list[memoryview] | None = None
+def _segment(buf: Buf, pos: int, end: int, msg: Any, depth: int) -> None:
+    unknown: list[Any] | None = None
     fnum = 0
     try:
         while pos < end:
@@ -300,8 +379,8 @@ def _segment(buf: memoryview, pos: int, end: int, msg: Any, depth: int) -> None:
         raise _stray(exc, pos) from exc
 
 
-def _entry(buf: memoryview, pos: int, end: int, msg: StringStringEntryProto, depth: int) -> None:
-    unknown: list[memoryview] | None = None
+def _entry(buf: Buf, pos: int, end: int, msg: StringStringEntryProto, depth: int) -> None:
+    unknown: list[Any] | None = None
     fnum = 0
     try:
         while pos < end:
@@ -332,8 +411,8 @@ def _entry(buf: memoryview, pos: int, end: int, msg: StringStringEntryProto, dep
         raise _stray(exc, pos) from exc
 
 
-def _sparse(buf: memoryview, pos: int, end: int, msg: SparseTensorProto, depth: int) -> None:
-    unknown: list[memoryview] | None = None
+def _sparse(buf: Buf, pos: int, end: int, msg: SparseTensorProto, depth: int) -> None:
+    unknown: list[Any] | None = None
     fnum = 0
     try:
         while pos < end:
@@ -347,7 +426,7 @@ def _sparse(buf: memoryview, pos: int, end: int, msg: SparseTensorProto, depth: 
                     raise _depth_error(start)
                 sub = msg.values if tag == 0x0A else msg.indices
                 if sub is None:
-                    sub = TensorProto()
+                    sub = _new_tensor()
                     if tag == 0x0A:
                         msg.values = sub
                     else:
@@ -376,28 +455,38 @@ def _sparse(buf: memoryview, pos: int, end: int, msg: SparseTensorProto, depth: 
         raise _stray(exc, pos) from exc
 
 
-def _sequence(buf: memoryview, pos: int, end: int, msg: SequenceProto, depth: int) -> None:
-    unknown: list[memoryview] | None = None
+def _sequence(buf: Buf, pos: int, end: int, msg: SequenceProto, depth: int) -> None:
+    unknown: list[Any] | None = None
     fnum = 0
     try:
         while pos < end:
             start = pos
             tag = buf[pos]
-            if tag < 0x80:
-                pos += 1
-            else:
+            pos += 1
+            if tag >= 0x80:
                 fnum = 0
-                tag, pos = read_tag(buf, pos, end)
+                tag, pos = read_tag(buf, start, end)
             fnum = tag >> 3
             if tag & 7 == 2 and 3 <= fnum <= 7:  # tensor/sparse/sequence/map/optional values
-                n, pos = read_length(buf, pos, end)
                 if depth <= 0:
                     raise _depth_error(start)
-                cls, decode, name = _ELEMENTS[fnum]
-                sub = cls()
-                decode(buf, pos, pos + n, sub, depth - 1)
-                getattr(msg, name).append(sub)
-                pos += n
+                new, decode, name = _ELEMENTS[fnum]
+                values = getattr(msg, name)
+                while True:  # elements come in runs: read the run in one go
+                    n = buf[pos] if pos < end else 0x80
+                    if n < 0x80 and n < end - pos:
+                        pos += 1
+                    else:
+                        n, pos = read_length(buf, pos, end)
+                    sub = new()
+                    decode(buf, pos, pos + n, sub, depth - 1)
+                    values.append(sub)
+                    pos += n
+                    if pos < end and buf[pos] == tag:
+                        start = pos
+                        pos += 1
+                    else:
+                        break
             elif tag == 0x0A:
                 n, pos = read_length(buf, pos, end)
                 msg.name = _string(buf, pos, n)
@@ -420,8 +509,8 @@ def _sequence(buf: memoryview, pos: int, end: int, msg: SequenceProto, depth: in
         raise _stray(exc, pos) from exc
 
 
-def _map(buf: memoryview, pos: int, end: int, msg: MapProto, depth: int) -> None:
-    unknown: list[memoryview] | None = None
+def _map(buf: Buf, pos: int, end: int, msg: MapProto, depth: int) -> None:
+    unknown: list[Any] | None = None
     fnum = 0
     try:
         while pos < end:
@@ -446,7 +535,7 @@ def _map(buf: memoryview, pos: int, end: int, msg: MapProto, depth: int) -> None
                     raise _depth_error(start)
                 values = msg.values
                 if values is None:
-                    values = msg.values = SequenceProto()
+                    values = msg.values = _new_sequence()
                 _sequence(buf, pos, pos + n, values, depth - 1)
                 pos += n
             elif tag == 0x0A:
@@ -471,8 +560,8 @@ def _map(buf: memoryview, pos: int, end: int, msg: MapProto, depth: int) -> None
         raise _stray(exc, pos) from exc
 
 
-def _optional(buf: memoryview, pos: int, end: int, msg: OptionalProto, depth: int) -> None:
-    unknown: list[memoryview] | None = None
+def _optional(buf: Buf, pos: int, end: int, msg: OptionalProto, depth: int) -> None:
+    unknown: list[Any] | None = None
     fnum = 0
     try:
         while pos < end:
@@ -484,11 +573,11 @@ def _optional(buf: memoryview, pos: int, end: int, msg: OptionalProto, depth: in
                 n, pos = read_length(buf, pos, end)
                 if depth <= 0:
                     raise _depth_error(start)
-                cls, decode, name = _ELEMENTS[fnum]
+                new, decode, name = _ELEMENTS[fnum]
                 name = name[:-1]  # tensor_values -> tensor_value
                 sub = getattr(msg, name)
                 if sub is None:
-                    sub = cls()
+                    sub = new()
                     setattr(msg, name, sub)
                 decode(buf, pos, pos + n, sub, depth - 1)
                 pos += n
@@ -537,13 +626,30 @@ _MESSAGE_LISTS = frozenset(
      "sequence_values", "map_values", "optional_values"}
 )  # fmt: skip
 
-# Field number -> (element class, its decoder, SequenceProto field name).
-_ELEMENTS: dict[int, tuple[type[Message], _Decoder, str]] = {
-    3: (TensorProto, _tensor, "tensor_values"),
-    4: (SparseTensorProto, _sparse, "sparse_tensor_values"),
-    5: (SequenceProto, _sequence, "sequence_values"),
-    6: (MapProto, _map, "map_values"),
-    7: (OptionalProto, _optional, "optional_values"),
+_BLANK: dict[type[Message], Callable[[], Any]] = {
+    cls: _blank_maker(cls)
+    for cls in (
+        TensorProto,
+        _Segment,
+        StringStringEntryProto,
+        SparseTensorProto,
+        SequenceProto,
+        MapProto,
+        OptionalProto,
+    )
+}
+_new_tensor = _BLANK[TensorProto]
+_new_segment = _BLANK[_Segment]
+_new_entry = _BLANK[StringStringEntryProto]
+_new_sequence = _BLANK[SequenceProto]
+
+# Field number -> (maker of an empty element, its decoder, SequenceProto field name).
+_ELEMENTS: dict[int, tuple[Callable[[], Any], _Decoder, str]] = {
+    3: (_new_tensor, _tensor, "tensor_values"),
+    4: (_BLANK[SparseTensorProto], _sparse, "sparse_tensor_values"),
+    5: (_new_sequence, _sequence, "sequence_values"),
+    6: (_BLANK[MapProto], _map, "map_values"),
+    7: (_BLANK[OptionalProto], _optional, "optional_values"),
 }
 
 _DECODERS: dict[type[Message], _Decoder] = {

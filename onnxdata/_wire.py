@@ -26,13 +26,16 @@ MAX_DEPTH = 100
 
 BIG_ENDIAN = sys.byteorder == "big"
 
+# What the decoder reads from: the input itself when it is ``bytes``, else a byte view.
+Buf = bytes | memoryview
+
 
 def left(end: int, pos: int) -> str:
     n = end - pos
     return f"{n} byte{'s' if n != 1 else ''} left"
 
 
-def read_varint(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
+def read_varint(buf: Buf, pos: int, end: int) -> tuple[int, int]:
     """Read a varint of at most 10 bytes at ``pos``; the value wraps to 64 bits.
 
     upb ignores the bits a 10th byte carries beyond the 64th, so do we.
@@ -52,7 +55,7 @@ def read_varint(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
     raise DecodeError(f"varint at offset {start} runs past the end ({left(end, start)})", start)
 
 
-def read_tag(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
+def read_tag(buf: Buf, pos: int, end: int) -> tuple[int, int]:
     """Read a tag: at most 5 bytes and a value below 2**32, as upb requires."""
     start = pos
     result = 0
@@ -71,7 +74,7 @@ def read_tag(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
     raise DecodeError(f"tag at offset {start} runs past the end ({left(end, start)})", start)
 
 
-def read_length(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
+def read_length(buf: Buf, pos: int, end: int) -> tuple[int, int]:
     """Read a length prefix and check that the payload fits before ``end``.
 
     The check comes before anything is allocated, so a forged length costs nothing.
@@ -100,7 +103,7 @@ def to_int64(v: int) -> int:
     return v - (1 << 64) if v > INT64_MAX else v
 
 
-def skip_field(buf: memoryview, pos: int, end: int, tag: int, depth: int) -> int:
+def skip_field(buf: Buf, pos: int, end: int, tag: int, depth: int) -> int:
     """Skip the payload of a field whose tag ended at ``pos``; return the new position.
 
     Used for unknown fields, whose raw bytes are then kept.  A group is skipped
@@ -128,7 +131,7 @@ def skip_field(buf: memoryview, pos: int, end: int, tag: int, depth: int) -> int
     raise DecodeError(f"invalid wire type {wire_type} for field {tag >> 3}", pos)
 
 
-def skip_group(buf: memoryview, pos: int, end: int, number: int, depth: int) -> int:
+def skip_group(buf: Buf, pos: int, end: int, number: int, depth: int) -> int:
     """Skip a group's fields up to and including its end-group tag."""
     if depth <= 0:
         raise DecodeError(f"nesting deeper than {MAX_DEPTH} at offset {pos}", pos)
@@ -147,9 +150,7 @@ def skip_group(buf: memoryview, pos: int, end: int, number: int, depth: int) -> 
     raise DecodeError(f"group of field {number} is not closed before the end", pos)
 
 
-def read_packed_fixed(
-    buf: memoryview, pos: int, n: int, out: array[float], typecode_size: int
-) -> None:
+def read_packed_fixed(buf: Buf, pos: int, n: int, out: array[float], typecode_size: int) -> None:
     """Append ``n`` bytes of packed little-endian floats to ``out`` in one call."""
     if n % typecode_size:
         raise DecodeError(
@@ -163,7 +164,7 @@ def read_packed_fixed(
         tmp.byteswap()
         out.extend(tmp)
     else:
-        out.frombytes(buf[pos : pos + n])
+        out.frombytes(memoryview(buf)[pos : pos + n])  # a view: no intermediate copy
 
 
 def encode_varint(v: int) -> bytes:

@@ -1,0 +1,443 @@
+"""numpy bridge: ``onnx.numpy_helper``'s functions on onnxdata's messages.
+
+Same names, signatures and results as onnx 1.23.2 (equal dtype, shape and
+bytes for all 28 data types; ``from_array(a).encode()`` equals onnx's
+``SerializeToString()``), and a ``ValueError`` or the right answer where onnx
+is wrong; docs/numpy.md lists every difference.  numpy is the optional extra
+``onnxdata[numpy]``; ``ml_dtypes`` is optional too (see
+:data:`HAVE_ML_DTYPES`).
+"""
+
+from __future__ import annotations
+
+try:
+    import numpy as np
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "onnxdata.numpy_helper needs numpy, which onnxdata's core does not install: "
+        "pip install 'onnxdata[numpy]'"
+    ) from exc
+
+from typing import Any
+
+import numpy.typing as npt
+
+from ._messages import (
+    MapProto,
+    Message,
+    OptionalProto,
+    SequenceProto,
+    SparseTensorProto,
+    TensorProto,
+)
+from ._numpy_dtypes import HAVE_ML_DTYPES, np_dtype_to_tensor_dtype, tensor_dtype_to_np_dtype
+from ._numpy_sparse import dense_to_sparse, sparse_to_array
+from ._numpy_tensor import array_to_tensor, tensor_to_array
+
+__all__ = [
+    "HAVE_ML_DTYPES",
+    "from_array",
+    "from_dense",
+    "from_dict",
+    "from_list",
+    "from_optional",
+    "np_dtype_to_tensor_dtype",
+    "tensor_dtype_to_np_dtype",
+    "to_array",
+    "to_dict",
+    "to_list",
+    "to_optional",
+]
+
+_SEQUENCE_FIELDS = {
+    SequenceProto.TENSOR: "tensor_values",
+    SequenceProto.SPARSE_TENSOR: "sparse_tensor_values",
+    SequenceProto.SEQUENCE: "sequence_values",
+    SequenceProto.MAP: "map_values",
+    SequenceProto.OPTIONAL: "optional_values",
+}
+_OPTIONAL_FIELDS = {
+    OptionalProto.TENSOR: "tensor_value",
+    OptionalProto.SPARSE_TENSOR: "sparse_tensor_value",
+    OptionalProto.SEQUENCE: "sequence_value",
+    OptionalProto.MAP: "map_value",
+    OptionalProto.OPTIONAL: "optional_value",
+}
+_OPTIONAL_TYPES = frozenset(int(t) for t in OptionalProto.DataType)
+_INT_KEY_TYPES = frozenset(
+    {
+        TensorProto.INT8,
+        TensorProto.INT16,
+        TensorProto.INT32,
+        TensorProto.INT64,
+        TensorProto.UINT8,
+        TensorProto.UINT16,
+        TensorProto.UINT32,
+        TensorProto.UINT64,
+    }
+)
+
+
+def to_array(tensor: TensorProto | SparseTensorProto, base_dir: str = "") -> npt.NDArray[Any]:
+    """The numpy array a tensor holds, as ``onnx.numpy_helper.to_array`` returns it.
+
+    Types numpy lacks come back as ``ml_dtypes`` dtypes, or without ml_dtypes
+    as the unsigned integer of the same width holding the same bytes.  An array
+    made from ``raw_data`` is a read-only view of the message's bytes (no copy,
+    read-only like onnx's); copy it to write.  A ``SparseTensorProto`` gives its
+    dense array (onnx fails on it).  External data is read from below
+    ``base_dir`` with the checks of docs/numpy.md.
+
+    Raises:
+        TypeError: ``data_type`` is UNDEFINED or unknown, or ``tensor`` is not a
+            TensorProto/SparseTensorProto.
+        ValueError: ``segment`` is set; the storage does not match ``dims``
+            (size, a negative dim, data in two storage fields); a sparse tensor
+            breaks the checker's rules; external data is refused.
+        UnicodeDecodeError: a STRING element is not UTF-8 (as onnx).
+        OSError: the external data file cannot be opened.
+    """
+    if isinstance(tensor, TensorProto):
+        return tensor_to_array(tensor, base_dir)
+    if isinstance(tensor, SparseTensorProto):
+        return sparse_to_array(tensor, base_dir)
+    raise TypeError(f"to_array expects a TensorProto or SparseTensorProto, not {type(tensor)}")
+
+
+def from_array(array: npt.NDArray[Any] | np.generic, /, name: str | None = None) -> TensorProto:
+    """A TensorProto holding ``array``, byte-identical to onnx's once encoded.
+
+    Values go to ``raw_data`` little-endian (any input byte order: onnx refuses
+    big-endian arrays), packed for the 4-, 2- and 6-bit types; ``str``,
+    ``bytes`` and object arrays go to ``string_data`` as UTF-8.  ``name`` is
+    set when non-empty.
+
+    Raises:
+        TypeError: ``array`` is not a numpy array or scalar.
+        ValueError: the dtype has no TensorProto data type (onnx's message).
+        NotImplementedError: an object array holds something other than
+            ``str``/``bytes`` (as onnx).
+        UnicodeEncodeError: a string cannot be encoded as UTF-8.
+    """
+    return array_to_tensor(array, name)
+
+
+def from_dense(
+    array: npt.NDArray[Any] | np.generic, name: str | None = None, *, coordinates: bool = False
+) -> SparseTensorProto:
+    """A SparseTensorProto holding the non-zero elements of ``array``.
+
+    An element is zero when all its bits are (so ``-0.0`` is kept); for strings
+    the empty string.  ``values`` (named ``name``) is the 1-D array of the
+    others in row-major order; ``indices`` is INT64, linear ``[NNZ]`` by
+    default, ``[NNZ, rank]`` coordinates with ``coordinates=True``.
+    ``to_array`` of the result gives back ``array`` bit for bit.
+
+    Raises:
+        TypeError: ``array`` is not a numpy array.
+        ValueError: ``array`` is 0-d or has a zero dimension (the checker
+            demands rank > 0 and positive dims), or its dtype has no data type.
+    """
+    return dense_to_sparse(array, name, coordinates=coordinates)
+
+
+def _check_elem_type(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    return int(value)
+
+
+def _only_field(message: Any, fields: dict[Any, str], used: str | None, label: str) -> None:
+    """MUST rule: only the field of ``elem_type`` may hold values."""
+    for field in fields.values():
+        value = getattr(message, field)
+        if field == used or value is None:
+            continue
+        if isinstance(value, Message) or len(value):
+            raise ValueError(f"{label} has elem_type {message.elem_type} but {field} is set")
+
+
+def to_list(sequence: SequenceProto) -> list[Any]:
+    """The Python list a SequenceProto holds, as ``onnx.numpy_helper.to_list``.
+
+    Elements become arrays (dense arrays for SPARSE_TENSOR, where onnx fails),
+    lists, dicts, or for OPTIONAL (where onnx fails) a value or ``None``.
+
+    Raises:
+        TypeError: ``elem_type`` is unset, UNDEFINED or unknown (as onnx).
+        ValueError: a value field other than ``elem_type``'s holds elements,
+            or an element is invalid (see :func:`to_array`, :func:`to_dict`).
+    """
+    elem_type = sequence.elem_type or 0
+    used = _SEQUENCE_FIELDS.get(elem_type)  # type: ignore[call-overload]
+    if used is None:
+        raise TypeError("The element type in the input sequence is not supported.")
+    _only_field(sequence, _SEQUENCE_FIELDS, used, f"SequenceProto {sequence.name or ''!r}")
+    if elem_type == SequenceProto.TENSOR:
+        return [tensor_to_array(v) for v in sequence.tensor_values]
+    if elem_type == SequenceProto.SPARSE_TENSOR:
+        return [sparse_to_array(v) for v in sequence.sparse_tensor_values]
+    if elem_type == SequenceProto.SEQUENCE:
+        return [to_list(v) for v in sequence.sequence_values]
+    if elem_type == SequenceProto.MAP:
+        return [to_dict(v) for v in sequence.map_values]
+    return [to_optional(v) for v in sequence.optional_values]
+
+
+def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None) -> SequenceProto:
+    """A SequenceProto holding ``lst``, byte-identical to onnx's once encoded.
+
+    Without ``dtype`` the element type follows the first element (dict: MAP,
+    list: SEQUENCE, else TENSOR; TENSOR for an empty list).  Beyond onnx,
+    ``dtype=SequenceProto.SPARSE_TENSOR`` stores arrays (or SparseTensorProto
+    objects) via :func:`from_dense`, and ``dtype=SequenceProto.OPTIONAL``
+    stores each element via :func:`from_optional`.
+
+    Raises:
+        TypeError: elements of different Python types, or an unsupported
+            ``dtype`` (as onnx).
+        ValueError, NotImplementedError: an element cannot be converted
+            (see :func:`from_array`, :func:`from_dict`).
+    """
+    sequence = SequenceProto()
+    if name:
+        sequence.name = name
+    if dtype is not None:
+        elem_type = _check_elem_type(dtype, "dtype")
+    elif len(lst) > 0:
+        first = lst[0]
+        if isinstance(first, dict):
+            elem_type = SequenceProto.MAP
+        elif isinstance(first, list):
+            elem_type = SequenceProto.SEQUENCE
+        else:
+            elem_type = SequenceProto.TENSOR
+    else:
+        elem_type = SequenceProto.TENSOR
+    sequence.elem_type = elem_type
+    if len(lst) > 0:
+        kind = type(lst[0])
+        if not all(isinstance(e, kind) for e in lst):
+            raise TypeError(
+                "The element type in the input list is not the same "
+                "for all elements and therefore is not supported as a sequence."
+            )
+    if elem_type == SequenceProto.TENSOR:
+        sequence.tensor_values = [
+            e if isinstance(e, TensorProto) else array_to_tensor(np.asarray(e)) for e in lst
+        ]
+    elif elem_type == SequenceProto.SEQUENCE:
+        sequence.sequence_values = [from_list(e) for e in lst]
+    elif elem_type == SequenceProto.MAP:
+        sequence.map_values = [from_dict(e) for e in lst]
+    elif elem_type == SequenceProto.SPARSE_TENSOR:
+        sequence.sparse_tensor_values = [
+            e if isinstance(e, SparseTensorProto) else dense_to_sparse(np.asarray(e)) for e in lst
+        ]
+    elif elem_type == SequenceProto.OPTIONAL:
+        sequence.optional_values = [from_optional(e) for e in lst]
+    else:
+        raise TypeError(
+            "The element type in the input list is not a tensor, "
+            "sequence, or map and is not supported."
+        )
+    return sequence
+
+
+def to_dict(map_proto: MapProto) -> dict[Any, Any]:
+    """The Python dict a MapProto holds, as ``onnx.numpy_helper.to_dict``.
+
+    Keys are ``int`` (integer key types) or ``bytes`` (STRING), values as
+    :func:`to_list` gives them.
+
+    Raises:
+        ValueError: keys and values differ in number (onnx: IndexError), a key
+            repeats (onnx keeps the last), ``key_type`` is not an integer type
+            or STRING, or the other key field holds keys too.
+        TypeError: ``values`` has an unsupported element type (as onnx).
+    """
+    key_type = map_proto.key_type
+    label = f"MapProto {map_proto.name or ''!r}"
+    keys: list[Any]
+    if key_type == TensorProto.STRING:
+        if len(map_proto.keys):
+            raise ValueError(f"{label} has STRING keys but its integer keys field is set")
+        keys = [k if type(k) is bytes else bytes(k) for k in map_proto.string_keys]
+    elif key_type in _INT_KEY_TYPES:
+        if len(map_proto.string_keys):
+            raise ValueError(f"{label} has integer keys but its string_keys field is set")
+        keys = list(map_proto.keys)
+    else:
+        raise ValueError(
+            f"{label}: key_type {key_type} is not INT8..UINT64 or STRING, as a map key must be"
+        )
+    if map_proto.values is None:
+        if keys:
+            raise ValueError(f"{label} has {len(keys)} keys but no values")
+        return {}
+    values = to_list(map_proto.values)
+    if len(keys) != len(values):
+        raise ValueError(
+            f"Length of keys and values for MapProto (map name: {map_proto.name}) are not the "
+            f"same: {len(keys)} keys, {len(values)} values."
+        )
+    result = dict(zip(keys, values, strict=True))
+    if len(result) != len(keys):
+        raise ValueError(f"{label} repeats a key: {len(keys)} keys, {len(result)} distinct")
+    return result
+
+
+def from_dict(dict_: dict[Any, Any], name: str | None = None) -> MapProto:
+    """A MapProto holding ``dict_``, byte-identical to onnx's once encoded.
+
+    Integer keys follow onnx (``numpy.result_type`` of each key gives the key
+    type; Python ints are INT64).  ``str`` and ``bytes`` keys (onnx fails on
+    both) become STRING keys, UTF-8 encoded.  Values go through
+    :func:`from_list`.
+
+    Raises:
+        ValueError: ``dict_`` is empty, or a key type has no data type.
+        TypeError: keys (or values) of different types, or an unsupported key
+            type such as float or bool (as onnx).
+    """
+    map_proto = MapProto()
+    if name:
+        map_proto.name = name
+    if not dict_:
+        raise ValueError("Cannot convert an empty dictionary to MapProto.")
+    keys = list(dict_)
+    first = keys[0]
+    if isinstance(first, (str, bytes)):
+        kind = str if isinstance(first, str) else bytes
+        if not all(isinstance(k, kind) for k in keys):
+            raise TypeError(
+                "The key type in the input dictionary is not the same "
+                "for all keys and therefore is not valid as a map."
+            )
+        key_type = int(TensorProto.STRING)
+    else:
+        raw_key_type = np.result_type(first)
+        if raw_key_type.kind in "OUSV":
+            raise ValueError(
+                f"Unable to convert type {raw_key_type!r} into TensorProto element type."
+            )
+        key_type = np_dtype_to_tensor_dtype(raw_key_type)
+        if not all(np.result_type(k) == raw_key_type for k in keys):
+            raise TypeError(
+                "The key type in the input dictionary is not the same "
+                "for all keys and therefore is not valid as a map."
+            )
+    values = list(dict_.values())
+    if not isinstance(values[0], (dict, list, str, bytes)):
+        raw_value_type = np.result_type(values[0])
+        if not all(
+            not isinstance(v, (dict, list, str, bytes)) and np.result_type(v) == raw_value_type
+            for v in values
+        ):
+            raise TypeError(
+                "The value type in the input dictionary is not the same "
+                "for all values and therefore is not valid as a map."
+            )
+    value_seq = from_list(values)
+    map_proto.key_type = key_type
+    if key_type == TensorProto.STRING:
+        map_proto.string_keys = [
+            k.encode("utf-8") if isinstance(k, str) else bytes(k) for k in keys
+        ]
+    elif key_type in _INT_KEY_TYPES:
+        map_proto.keys = [int(k) for k in keys]
+    else:
+        raise TypeError(f"Unsupported map key type: {key_type}")
+    map_proto.values = value_seq
+    return map_proto
+
+
+def to_optional(optional: OptionalProto) -> Any | None:
+    """The value an OptionalProto holds, or ``None``, as ``onnx.numpy_helper.to_optional``.
+
+    ``None`` also when ``elem_type`` is set but the value is absent (what
+    ``from_optional(None, dtype=...)`` writes; onnx fails on it).  SPARSE_TENSOR
+    gives the dense array (onnx fails).
+
+    Raises:
+        TypeError: ``elem_type`` is unknown (as onnx).
+        ValueError: a value field other than ``elem_type``'s is set, or the
+            value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`).
+    """
+    elem_type = optional.elem_type or 0
+    label = f"OptionalProto {optional.name or ''!r}"
+    if elem_type == OptionalProto.UNDEFINED:
+        _only_field(optional, _OPTIONAL_FIELDS, None, label)
+        return None
+    used = _OPTIONAL_FIELDS.get(elem_type)  # type: ignore[call-overload]
+    if used is None:
+        raise TypeError("The element type in the input optional is not supported.")
+    _only_field(optional, _OPTIONAL_FIELDS, used, label)
+    value = getattr(optional, used)
+    if value is None:
+        return None
+    if elem_type == OptionalProto.TENSOR:
+        return tensor_to_array(value)
+    if elem_type == OptionalProto.SPARSE_TENSOR:
+        return sparse_to_array(value)
+    if elem_type == OptionalProto.SEQUENCE:
+        return to_list(value)
+    if elem_type == OptionalProto.MAP:
+        return to_dict(value)
+    return to_optional(value)
+
+
+def from_optional(
+    opt: Any | None, name: str | None = None, dtype: int | None = None
+) -> OptionalProto:
+    """An OptionalProto holding ``opt``, byte-identical to onnx's once encoded.
+
+    Without ``dtype`` the type follows ``opt`` (dict: MAP, list: SEQUENCE,
+    None: UNDEFINED, else TENSOR).  Beyond onnx: a TENSOR value that is not a
+    numpy array goes through ``numpy.asarray`` (onnx raises AttributeError),
+    ``dtype=SPARSE_TENSOR`` stores an array via :func:`from_dense`, and
+    ``dtype=OPTIONAL`` nests :func:`from_optional`.
+
+    Raises:
+        TypeError: ``dtype`` is not an OptionalProto.DataType, or is UNDEFINED
+            with a value (as onnx).
+        ValueError, NotImplementedError: the value cannot be converted.
+    """
+    optional = OptionalProto()
+    if name:
+        optional.name = name
+    if dtype is not None:
+        if isinstance(dtype, bool) or dtype not in _OPTIONAL_TYPES:
+            raise TypeError(f"{dtype} must be a valid OptionalProto.DataType.")
+        elem_type = int(dtype)
+    elif isinstance(opt, dict):
+        elem_type = OptionalProto.MAP
+    elif isinstance(opt, list):
+        elem_type = OptionalProto.SEQUENCE
+    elif opt is None:
+        elem_type = OptionalProto.UNDEFINED
+    else:
+        elem_type = OptionalProto.TENSOR
+    optional.elem_type = elem_type
+    if opt is None:
+        return optional
+    if elem_type == OptionalProto.TENSOR:
+        if isinstance(opt, TensorProto):
+            optional.tensor_value = opt
+        else:
+            is_numpy = isinstance(opt, (np.ndarray, np.generic))
+            optional.tensor_value = array_to_tensor(opt if is_numpy else np.asarray(opt))
+    elif elem_type == OptionalProto.SEQUENCE:
+        optional.sequence_value = from_list(opt)
+    elif elem_type == OptionalProto.MAP:
+        optional.map_value = from_dict(opt)
+    elif elem_type == OptionalProto.SPARSE_TENSOR:
+        is_sparse = isinstance(opt, SparseTensorProto)
+        optional.sparse_tensor_value = opt if is_sparse else dense_to_sparse(np.asarray(opt))
+    elif elem_type == OptionalProto.OPTIONAL:
+        optional.optional_value = from_optional(opt)
+    else:
+        raise TypeError(
+            "The element type in the input is not a tensor, sequence, or map and is not supported."
+        )
+    return optional
