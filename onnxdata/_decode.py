@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import struct
+from _thread import _local
 from array import array
 from collections.abc import Callable
 from dataclasses import MISSING, fields
@@ -49,6 +50,7 @@ _M = TypeVar("_M", bound=Message)
 _Decoder = Callable[[Any, int, int, Any, int], None]
 
 _Segment = TensorProto.Segment
+_state = _local()  # per thread: see _unknown
 
 
 def as_byte_view(data: Any) -> Buf:
@@ -80,6 +82,7 @@ def decode_message(cls: type[_M], data: Any) -> _M:
     finally:
         if collecting:
             gc.enable()
+        _settle()
     return msg  # type: ignore[no-any-return]
 
 
@@ -165,9 +168,40 @@ def _depth_error(pos: int) -> DecodeError:
     return DecodeError(f"nesting deeper than {MAX_DEPTH} messages at offset {pos}", pos)
 
 
-def _unknown(msg: Message, chunks: list[Any]) -> None:
-    """Keep unknown fields' raw bytes, after any kept by an earlier merge."""
-    msg.unknown_fields = msg.unknown_fields + b"".join(chunks)  # type: ignore[attr-defined]
+def _unknown(msg: Any, chunks: list[Any]) -> None:
+    """Keep unknown fields' raw bytes, after any kept by an earlier merge.
+
+    A singular field repeated a million times, each copy with an unknown
+    field, must not cost a million ever-longer concatenations: after the
+    first merge the bytes grow in place in a ``bytearray``, turned back into
+    ``bytes`` once the whole decode is done.
+    """
+    kept = msg.unknown_fields
+    if not kept:
+        msg.unknown_fields = b"".join(chunks)
+        return
+    if type(kept) is not bytearray:
+        kept = msg.unknown_fields = bytearray(kept)
+        _growing().append(msg)
+    kept += b"".join(chunks)
+
+
+def _growing() -> list[Any]:
+    """This thread's messages whose ``unknown_fields`` is a growing bytearray."""
+    try:
+        found: list[Any] = _state.growing
+    except AttributeError:
+        found = _state.growing = []
+    return found
+
+
+def _settle() -> None:
+    """Turn the bytearrays ``_unknown`` grew back into ``bytes``."""
+    growing = getattr(_state, "growing", None)
+    if growing:
+        for msg in growing:
+            msg.unknown_fields = bytes(msg.unknown_fields)
+        growing.clear()
 
 
 def _locate(err: DecodeError, msg: Message, fnum: int, names: dict[int, str]) -> None:
