@@ -170,7 +170,8 @@ def _unpacked_varints(tag: int, values: Any, lo: int, hi: int) -> bytes:
     return b"".join(chunks)
 
 
-def _floats(values: Any, code: str) -> bytes:
+def _floats(values: Any, code: str) -> memoryview:
+    """The little-endian bytes of a float field, as a view: the final join is the one copy."""
     if type(values) is not array or values.typecode != code:
         try:
             # array() casts like C: a double too large for float32 becomes inf.
@@ -182,8 +183,7 @@ def _floats(values: Any, code: str) -> bytes:
     if BIG_ENDIAN:  # pragma: no cover - exercised on big-endian hosts only
         values = array(code, values)
         values.byteswap()
-    data: bytes = values.tobytes()
-    return data
+    return memoryview(values).cast("B")
 
 
 def _check_unknown(raw: Any) -> bytes | bytearray | memoryview:
