@@ -29,10 +29,18 @@ from ._messages import (
     TensorProto,
 )
 from ._wire import (
+    HI14,
+    HI28,
+    HI56,
     INT64_MAX,
+    LO14,
+    LO28,
+    LO56,
+    LOW56,
     MASK32,
     MASK64,
     MAX_DEPTH,
+    SEVENS,
     Buf,
     read_length,
     read_packed_fixed,
@@ -112,42 +120,49 @@ def _blank_maker(cls: type[Message]) -> Callable[[], Any]:
 # -- repeated scalars: packed or not, both are accepted ---------------------
 
 
+# Bytes below 0x80 end a varint: this table maps them to 0, so find(b"\0") finds ends.
+_ENDS = bytes(0 if i < 0x80 else 1 for i in range(256))
+
+
 def _varints(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None:
     """Append the varints of a packed payload to ``out``.
 
     The payload is often all one-byte values (dims, small ints); that case is
-    one ``isascii`` test and one ``extend``, with no Python loop.  Otherwise
-    each varint is read inline: a function call per value would double the cost.
+    one ``isascii`` test and one ``extend``, with no Python loop.  Otherwise a
+    one-byte value is appended at once, and a longer one is found with one
+    C-level ``find`` and assembled by ``int.from_bytes`` and bit masks.
     """
     chunk = bytes(buf[pos:end])
     if chunk.isascii():
         out.extend(chunk)
         return
+    base = pos
+    ends = chunk.translate(_ENDS)
+    find = ends.find
+    from_bytes = int.from_bytes
     append = out.append
-    while pos < end:
-        b = buf[pos]
-        pos += 1
+    i = 0
+    n = len(chunk)
+    while i < n:
+        b = chunk[i]
         if b < 0x80:
             append(b)
+            i += 1
             continue
-        v = b & 0x7F
-        shift = 7
-        while True:
-            if pos >= end:
-                raise DecodeError(f"packed varint runs past the end at offset {pos}", pos)
-            b = buf[pos]
-            pos += 1
-            v |= (b & 0x7F) << shift
-            if b < 0x80:
-                break
-            shift += 7
-            if shift == 70:
-                raise DecodeError(f"varint ending at offset {pos} is longer than 10 bytes", pos)
-        if signed:
-            v &= MASK64
-            append(v - (1 << 64) if v > INT64_MAX else v)
-        else:
-            append(v & MASK64)
+        j = find(b"\0", i) + 1
+        if j == 0:
+            raise DecodeError(f"packed varint at offset {base + i} runs past the end", base + i)
+        if j - i > 10:
+            raise DecodeError(f"varint at offset {base + i} is longer than 10 bytes", base + i)
+        x = from_bytes(chunk[i:j], "little") & SEVENS
+        x = (x & LO14) | ((x & HI14) >> 1)
+        x = (x & LO28) | ((x & HI28) >> 2)
+        x = (x & LO56) | ((x & HI56) >> 4)
+        x = ((x & LOW56) | ((x >> 64) << 56)) & MASK64  # upb drops bits past the 64th
+        if signed and x > INT64_MAX:
+            x -= 1 << 64
+        append(x)
+        i = j
 
 
 def _int32s(buf: Buf, pos: int, end: int, out: list[int]) -> None:

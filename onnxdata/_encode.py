@@ -27,10 +27,18 @@ from ._messages import (
 )
 from ._wire import (
     BIG_ENDIAN,
+    CONTINUED,
+    HI14,
+    HI28,
+    HI56,
     INT32_MAX,
     INT32_MIN,
     INT64_MAX,
     INT64_MIN,
+    LO14,
+    LO28,
+    LO56,
+    LOW56,
     MASK64,
     MAX_DEPTH,
     encode_varint,
@@ -129,25 +137,37 @@ def _packed_varints(values: Any, lo: int, hi: int) -> bytes:
         small = _all_small(values)
         if small is not None:
             return small
-    out = bytearray()
-    append = out.append
-    for i, v in enumerate(values):
+    chunks: list[bytes] = []
+    append = chunks.append
+    one = _ONE_BYTE
+    for v in values:
         if type(v) is not int or v < lo or v > hi:
-            try:
-                v = _int(v, lo, hi)
-            except (EncodeTypeError, EncodeValueError) as err:
-                err._within(f"[{i}]")
-                raise
+            v = _element(values, v, lo, hi)
         if 0 <= v < 0x80:
-            append(v)
+            append(one[v])
             continue
         if v < 0:
             v += 1 << 64
-        while v >= 0x80:
-            append(v & 0x7F | 0x80)
-            v >>= 7
-        append(v)
-    return bytes(out)
+        k = (v.bit_length() + 6) // 7
+        x = (v & LOW56) | ((v >> 56) << 64)  # spread 7-bit groups into bytes
+        x = (x & LO56) | ((x << 4) & HI56)
+        x = (x & LO28) | ((x << 2) & HI28)
+        x = (x & LO14) | ((x << 1) & HI14)
+        append((x | CONTINUED[k]).to_bytes(k, "little"))
+    return b"".join(chunks)
+
+
+_ONE_BYTE = [bytes((v,)) for v in range(0x80)]
+
+
+def _element(values: Any, v: Any, lo: int, hi: int) -> int:
+    """Check one element off the fast path; a bad one is named by its index."""
+    try:
+        return _int(v, lo, hi)
+    except (EncodeTypeError, EncodeValueError) as err:
+        index = next(i for i, x in enumerate(values) if x is v)
+        err._within(f"[{index}]")
+        raise
 
 
 # tag -> the 128 two-byte encodings of that tag with a one-byte varint or length.

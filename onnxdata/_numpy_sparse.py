@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ._messages import SparseTensorProto, TensorProto
+from ._numpy_dtypes import np_dtype_to_tensor_dtype, spec_of
 from ._numpy_tensor import array_to_tensor, tensor_to_array
 
 NDArray = npt.NDArray[Any]
@@ -135,8 +136,11 @@ def dense_to_sparse(
             f"a sparse tensor needs rank > 0 and positive dimensions, got shape {list(shape)}"
         )
     flat = np.ascontiguousarray(array).reshape(-1)
+    packed_bits = spec_of(np_dtype_to_tensor_dtype(flat.dtype)).bits
     if flat.dtype.kind in "OUS":
         mask = np.fromiter((len(e) > 0 for e in flat.tolist()), dtype=bool, count=flat.size)
+    elif packed_bits:  # only the low bits of a 4-, 2- or 6-bit element's byte count
+        mask = (flat.view(np.uint8) & ((1 << packed_bits) - 1)) != 0
     else:
         mask = _nonzero_bits(flat)
     linear = np.flatnonzero(mask).astype(np.int64)

@@ -30,6 +30,24 @@ BIG_ENDIAN = sys.byteorder == "big"
 Buf = bytes | memoryview
 
 
+def _lanes(lane: int, bits: int) -> int:
+    """A mask of the low ``bits`` of every ``lane``-bit lane of an 80-bit number."""
+    return sum(((1 << bits) - 1) << i for i in range(0, 80, lane))
+
+
+# A varint of up to 10 bytes, read as one little-endian number with its
+# continuation bits cleared, becomes its value by squeezing out every 8th bit:
+# 7-bit groups pair into 14, 28, then 56 bits.  Encoding spreads the bits the
+# other way.  A dozen big-int operations beat a Python loop over 10 bytes.
+SEVENS = _lanes(8, 7)
+LO14, HI14 = _lanes(16, 7), _lanes(16, 7) << 8
+LO28, HI28 = _lanes(32, 14), _lanes(32, 14) << 16
+LO56, HI56 = _lanes(64, 28), _lanes(64, 28) << 32
+LOW56 = (1 << 56) - 1
+# CONTINUED[k]: the continuation bits of a k-byte varint (all bytes but the last).
+CONTINUED = [0] + [int.from_bytes(b"\x80" * (k - 1) + b"\0", "little") for k in range(1, 11)]
+
+
 def left(end: int, pos: int) -> str:
     n = end - pos
     return f"{n} byte{'s' if n != 1 else ''} left"

@@ -215,9 +215,11 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
     else:
         elem_type = SequenceProto.TENSOR
     sequence.elem_type = elem_type
-    if len(lst) > 0:
-        kind = type(lst[0])
-        if not all(isinstance(e, kind) for e in lst):
+    # Elements of one Python type, as onnx demands; an OPTIONAL element may be None.
+    present = [e for e in lst if e is not None] if elem_type == SequenceProto.OPTIONAL else lst
+    if len(present) > 0:
+        kind = type(present[0])
+        if not all(isinstance(e, kind) for e in present):
             raise TypeError(
                 "The element type in the input list is not the same "
                 "for all elements and therefore is not supported as a sequence."
@@ -317,10 +319,8 @@ def from_dict(dict_: dict[Any, Any], name: str | None = None) -> MapProto:
         key_type = int(TensorProto.STRING)
     else:
         raw_key_type = np.result_type(first)
-        if raw_key_type.kind in "OUSV":
-            raise ValueError(
-                f"Unable to convert type {raw_key_type!r} into TensorProto element type."
-            )
+        if raw_key_type.kind in "OUSV":  # e.g. an int beyond 64 bits: object
+            raise TypeError(f"Unsupported map key type: {raw_key_type!r}")
         key_type = np_dtype_to_tensor_dtype(raw_key_type)
         if not all(np.result_type(k) == raw_key_type for k in keys):
             raise TypeError(
