@@ -5,7 +5,13 @@
 protobuf runtime.  Only the standard library is imported.
 """
 
-from ._errors import DecodeError
+from ._errors import (
+    DecodeError,
+    EncodeError,
+    EncodeOverflowError,
+    EncodeTypeError,
+    EncodeValueError,
+)
 from ._messages import (
     MapProto,
     Message,
@@ -20,6 +26,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DecodeError",
+    "EncodeError",
+    "EncodeOverflowError",
+    "EncodeTypeError",
+    "EncodeValueError",
     "MapProto",
     "Message",
     "OptionalProto",

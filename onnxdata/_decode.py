@@ -363,7 +363,7 @@ def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
                 msg.data_location = v & MASK32
             else:
                 fnum = 0
-                pos = skip_field(buf, pos, end, tag, depth)
+                pos = skip_field(buf, start, pos, end, tag, depth)
                 if unknown is None:
                     unknown = []
                 unknown.append(buf[start:pos])
@@ -415,7 +415,7 @@ def _segment(buf: Buf, pos: int, end: int, msg: Any, depth: int) -> None:
                 msg.end = to_int64(v)
             else:
                 fnum = 0
-                pos = skip_field(buf, pos, end, tag, depth)
+                pos = skip_field(buf, start, pos, end, tag, depth)
                 if unknown is None:
                     unknown = []
                 unknown.append(buf[start:pos])
@@ -447,7 +447,7 @@ def _entry(buf: Buf, pos: int, end: int, msg: StringStringEntryProto, depth: int
                 pos += n
             else:
                 fnum = 0
-                pos = skip_field(buf, pos, end, tag, depth)
+                pos = skip_field(buf, start, pos, end, tag, depth)
                 if unknown is None:
                     unknown = []
                 unknown.append(buf[start:pos])
@@ -491,7 +491,7 @@ def _sparse(buf: Buf, pos: int, end: int, msg: SparseTensorProto, depth: int) ->
                 pos += n
             else:
                 fnum = 0
-                pos = skip_field(buf, pos, end, tag, depth)
+                pos = skip_field(buf, start, pos, end, tag, depth)
                 if unknown is None:
                     unknown = []
                 unknown.append(buf[start:pos])
@@ -545,7 +545,7 @@ def _sequence(buf: Buf, pos: int, end: int, msg: SequenceProto, depth: int) -> N
                 msg.elem_type = to_int32(v)
             else:
                 fnum = 0
-                pos = skip_field(buf, pos, end, tag, depth)
+                pos = skip_field(buf, start, pos, end, tag, depth)
                 if unknown is None:
                     unknown = []
                 unknown.append(buf[start:pos])
@@ -596,7 +596,7 @@ def _map(buf: Buf, pos: int, end: int, msg: MapProto, depth: int) -> None:
                 msg.key_type = to_int32(v)
             else:
                 fnum = 0
-                pos = skip_field(buf, pos, end, tag, depth)
+                pos = skip_field(buf, start, pos, end, tag, depth)
                 if unknown is None:
                     unknown = []
                 unknown.append(buf[start:pos])
@@ -639,7 +639,7 @@ def _optional(buf: Buf, pos: int, end: int, msg: OptionalProto, depth: int) -> N
                 msg.elem_type = to_int32(v)
             else:
                 fnum = 0
-                pos = skip_field(buf, pos, end, tag, depth)
+                pos = skip_field(buf, start, pos, end, tag, depth)
                 if unknown is None:
                     unknown = []
                 unknown.append(buf[start:pos])

@@ -15,7 +15,13 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
-from ._errors import DecodeError, EncodeTypeError, EncodeValueError
+from ._errors import (
+    DecodeError,
+    EncodeError,
+    EncodeOverflowError,
+    EncodeTypeError,
+    EncodeValueError,
+)
 from ._messages import (
     MapProto,
     Message,
@@ -59,7 +65,7 @@ def encode_message(msg: Message) -> bytes:
     out: _Out = []
     try:
         encoder(msg, out, MAX_DEPTH)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         err._within(type(msg).__qualname__)
         raise
     return b"".join(out)
@@ -164,7 +170,7 @@ def _element(values: Any, v: Any, lo: int, hi: int) -> int:
     """Check one element off the fast path; a bad one is named by its index."""
     try:
         return _int(v, lo, hi)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         index = next(i for i, x in enumerate(values) if x is v)
         err._within(f"[{index}]")
         raise
@@ -184,7 +190,7 @@ def _unpacked_varints(tag: int, values: Any, lo: int, hi: int) -> bytes:
             continue
         try:
             chunks.append(tagged[0][:1] + _varint(_int(v, lo, hi)))
-        except (EncodeTypeError, EncodeValueError) as err:
+        except EncodeError as err:
             err._within(f"[{i}]")
             raise
     return b"".join(chunks)
@@ -199,7 +205,7 @@ def _floats(values: Any, code: str) -> memoryview:
         except TypeError as exc:
             raise EncodeTypeError(str(exc)) from None
         except OverflowError as exc:
-            raise EncodeValueError(str(exc)) from None
+            raise EncodeOverflowError(str(exc)) from None
     if BIG_ENDIAN:  # pragma: no cover - exercised on big-endian hosts only
         values = array(code, values)
         values.byteswap()
@@ -213,8 +219,9 @@ def _check_unknown(raw: Any) -> bytes | bytearray | memoryview:
     pos, end = 0, len(view)
     try:
         while pos < end:
+            start = pos
             tag, pos = read_tag(view, pos, end)
-            pos = skip_field(view, pos, end, tag, MAX_DEPTH)
+            pos = skip_field(view, start, pos, end, tag, MAX_DEPTH)
     except DecodeError as err:
         raise EncodeValueError(f"not well-formed protobuf fields: {err}") from None
     return data
@@ -242,7 +249,7 @@ def _subs(tag: bytes, msgs: Any, cls: type[Message], out: _Out, depth: int) -> i
     for i, m in enumerate(msgs):
         try:
             size += _sub(tag, m, cls, out, depth)
-        except (EncodeTypeError, EncodeValueError) as err:
+        except EncodeError as err:
             err._within(f"[{i}]")
             raise
     return size
@@ -263,13 +270,13 @@ def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
     for i, v in enumerate(values):
         try:
             size += _length_delimited(tag, _bytes(v), out)
-        except EncodeTypeError as err:
+        except EncodeError as err:
             err._within(f"[{i}]")
             raise
     return size
 
 
-def _attach(err: EncodeTypeError | EncodeValueError, name: str) -> None:
+def _attach(err: EncodeError, name: str) -> None:
     """Name the field on the error; an element index found below joins it."""
     parts = err._parts
     if parts and parts[-1].startswith("["):
@@ -342,7 +349,7 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
             size += _subs(b"\x82\x01", m.metadata_props, StringStringEntryProto, out, depth)
         name = "unknown_fields"
         size += _trailer(m, out)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         _attach(err, name)
         raise
     return size
@@ -363,7 +370,7 @@ def _segment(m: Any, out: _Out, depth: int) -> int:
             size += len(b)
         name = "unknown_fields"
         size += _trailer(m, out)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         _attach(err, name)
         raise
     return size
@@ -388,7 +395,7 @@ def _entry(m: StringStringEntryProto, out: _Out, depth: int) -> int:
             size += _length_delimited(b"\x12", _str(m.value), out)
         name = "unknown_fields"
         size += _trailer(m, out)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         _attach(err, name)
         raise
     return size
@@ -410,7 +417,7 @@ def _sparse(m: SparseTensorProto, out: _Out, depth: int) -> int:
             size += len(b)
         name = "unknown_fields"
         size += _trailer(m, out)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         _attach(err, name)
         raise
     return size
@@ -429,7 +436,7 @@ def _head(m: Any, out: _Out, type_field: str) -> int:
             b = b"\x10" + _varint(_int(value, INT32_MIN, INT32_MAX))
             out.append(b)
             size += len(b)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         _attach(err, name)
         raise
     return size
@@ -455,7 +462,7 @@ def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
             size += _subs(b"\x3a", m.optional_values, OptionalProto, out, depth)
         name = "unknown_fields"
         size += _trailer(m, out)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         _attach(err, name)
         raise
     return size
@@ -477,7 +484,7 @@ def _map(m: MapProto, out: _Out, depth: int) -> int:
             size += _sub(b"\x2a", m.values, SequenceProto, out, depth)
         name = "unknown_fields"
         size += _trailer(m, out)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         _attach(err, name)
         raise
     return size
@@ -503,7 +510,7 @@ def _optional(m: OptionalProto, out: _Out, depth: int) -> int:
             size += _sub(b"\x3a", m.optional_value, OptionalProto, out, depth)
         name = "unknown_fields"
         size += _trailer(m, out)
-    except (EncodeTypeError, EncodeValueError) as err:
+    except EncodeError as err:
         _attach(err, name)
         raise
     return size

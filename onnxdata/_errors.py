@@ -48,11 +48,18 @@ def _rebuild(reason: str, offset: int, parts: list[str]) -> DecodeError:
     return err
 
 
-class _FieldPath:
-    """Mixin for encode errors: the path of the field whose value was wrong."""
+class EncodeError(Exception):
+    """Base of what ``encode()`` raises for a bad value; ``path`` names the field.
 
-    reason: str
-    _parts: list[str]
+    Each concrete error is also the builtin protobuf raises for the same value
+    (``TypeError``, ``ValueError`` or ``OverflowError``), so code written
+    against protobuf catches it unchanged.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self._parts: list[str] = []
 
     def _within(self, part: str) -> None:
         self._parts.append(part)
@@ -66,19 +73,13 @@ class _FieldPath:
         return f"{path}: {self.reason}" if path else self.reason
 
 
-class EncodeTypeError(_FieldPath, TypeError):
-    """A field holds a value of the wrong type; ``path`` names the field."""
-
-    def __init__(self, reason: str) -> None:
-        TypeError.__init__(self, reason)
-        self.reason = reason
-        self._parts = []
+class EncodeTypeError(EncodeError, TypeError):
+    """A field holds a value of the wrong type."""
 
 
-class EncodeValueError(_FieldPath, ValueError):
-    """A field's value is out of range or not allowed; ``path`` names the field."""
+class EncodeValueError(EncodeError, ValueError):
+    """A field's value is out of range or not allowed."""
 
-    def __init__(self, reason: str) -> None:
-        ValueError.__init__(self, reason)
-        self.reason = reason
-        self._parts = []
+
+class EncodeOverflowError(EncodeError, OverflowError):
+    """A number too large for the field's type (an int too large for a float)."""

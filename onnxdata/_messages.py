@@ -114,11 +114,8 @@ def _finish(cls: type[_M]) -> type[_M]:
     return cls
 
 
-_message = dataclass(slots=True, kw_only=True, eq=False)
-
-
 @_finish
-@_message
+@dataclass(slots=True, kw_only=True, eq=False)
 class StringStringEntryProto(Message):
     """A key/value pair of strings (``external_data``, ``metadata_props``)."""
 
@@ -128,7 +125,7 @@ class StringStringEntryProto(Message):
 
 
 @_finish
-@_message
+@dataclass(slots=True, kw_only=True, eq=False)
 class TensorProto(Message):
     """A tensor: ``dims``, ``data_type`` and its values in one storage field."""
 
@@ -168,7 +165,7 @@ class TensorProto(Message):
         EXTERNAL = 1
 
     @_finish
-    @_message
+    @dataclass(slots=True, kw_only=True, eq=False)
     class Segment(Message):
         """For very large tensors split into chunks: the slice ``[begin, end)``."""
 
@@ -227,7 +224,7 @@ class TensorProto(Message):
 
 
 @_finish
-@_message
+@dataclass(slots=True, kw_only=True, eq=False)
 class SparseTensorProto(Message):
     """A sparse tensor: non-zero ``values``, their ``indices``, the dense ``dims``."""
 
@@ -238,7 +235,7 @@ class SparseTensorProto(Message):
 
 
 @_finish
-@_message
+@dataclass(slots=True, kw_only=True, eq=False)
 class SequenceProto(Message):
     """An ordered collection of elements of one type."""
 
@@ -268,7 +265,7 @@ class SequenceProto(Message):
 
 
 @_finish
-@_message
+@dataclass(slots=True, kw_only=True, eq=False)
 class MapProto(Message):
     """An associative table: integer ``keys`` or ``string_keys``, and ``values``."""
 
@@ -281,7 +278,7 @@ class MapProto(Message):
 
 
 @_finish
-@_message
+@dataclass(slots=True, kw_only=True, eq=False)
 class OptionalProto(Message):
     """A value that may be absent."""
 

@@ -98,12 +98,21 @@ def read_length(buf: Buf, pos: int, end: int) -> tuple[int, int]:
     The check comes before anything is allocated, so a forged length costs nothing.
     """
     start = pos
-    b = buf[pos] if pos < end else 0x80
-    if b < 0x80:
-        n = b
+    n = 0
+    shift = 0
+    while True:  # at most 5 bytes, as upb reads lengths
+        if pos >= end:
+            raise DecodeError(
+                f"length at offset {start} runs past the end ({left(end, start)})", start
+            )
+        b = buf[pos]
         pos += 1
-    else:
-        n, pos = read_varint(buf, pos, end)
+        n |= (b & 0x7F) << shift
+        if b < 0x80:
+            break
+        shift += 7
+        if shift == 35:
+            raise DecodeError(f"length at offset {start} is longer than 5 bytes", start)
     if n > end - pos:
         raise DecodeError(
             f"length {n} at offset {start} runs past the end ({left(end, pos)})", start
@@ -121,15 +130,21 @@ def to_int64(v: int) -> int:
     return v - (1 << 64) if v > INT64_MAX else v
 
 
-def skip_field(buf: Buf, pos: int, end: int, tag: int, depth: int) -> int:
-    """Skip the payload of a field whose tag ended at ``pos``; return the new position.
+def skip_field(buf: Buf, start: int, pos: int, end: int, tag: int, depth: int) -> int:
+    """Skip an unknown field whose tag runs from ``start`` to ``pos``; return the new position.
 
-    Used for unknown fields, whose raw bytes are then kept.  A group is skipped
-    to its matching end-group tag; it counts against the nesting limit.
+    Its raw bytes are then kept.  Field number 0 is refused here, for a
+    message's own fields; upb lets it pass inside a group, and so does
+    ``skip_group``.
     """
-    wire_type = tag & 7
     if tag >> 3 == 0:
-        raise DecodeError(f"field number 0 at offset {pos - 1}", pos - 1)
+        raise DecodeError(f"field number 0 at offset {start}", start)
+    return skip_payload(buf, start, pos, end, tag, depth)
+
+
+def skip_payload(buf: Buf, start: int, pos: int, end: int, tag: int, depth: int) -> int:
+    """Skip the payload of any wire type; a group to its matching end-group tag."""
+    wire_type = tag & 7
     if wire_type == VARINT:
         return read_varint(buf, pos, end)[1]
     if wire_type == LEN:
@@ -145,12 +160,19 @@ def skip_field(buf: Buf, pos: int, end: int, tag: int, depth: int) -> int:
     if wire_type == SGROUP:
         return skip_group(buf, pos, end, tag >> 3, depth)
     if wire_type == EGROUP:
-        raise DecodeError(f"end-group tag for field {tag >> 3} with no group open", pos)
-    raise DecodeError(f"invalid wire type {wire_type} for field {tag >> 3}", pos)
+        raise DecodeError(
+            f"end-group tag for field {tag >> 3} at offset {start} with no group open", start
+        )
+    raise DecodeError(
+        f"invalid wire type {wire_type} for field {tag >> 3} at offset {start}", start
+    )
 
 
 def skip_group(buf: Buf, pos: int, end: int, number: int, depth: int) -> int:
-    """Skip a group's fields up to and including its end-group tag."""
+    """Skip a group's fields up to and including its end-group tag.
+
+    A group counts against the nesting limit, as a sub-message does.
+    """
     if depth <= 0:
         raise DecodeError(f"nesting deeper than {MAX_DEPTH} at offset {pos}", pos)
     while pos < end:
@@ -164,7 +186,7 @@ def skip_group(buf: Buf, pos: int, end: int, number: int, depth: int) -> int:
                     tag_pos,
                 )
             return pos
-        pos = skip_field(buf, pos, end, tag, depth - 1)
+        pos = skip_payload(buf, tag_pos, pos, end, tag, depth - 1)
     raise DecodeError(f"group of field {number} is not closed before the end", pos)
 
 
