@@ -60,15 +60,22 @@ def _label(tensor: TensorProto) -> str:
 
 def _shape(tensor: TensorProto) -> tuple[tuple[int, ...], int]:
     dims = tuple(tensor.dims)
-    for d in dims:
-        if d < 0:
-            raise ValueError(f"{_label(tensor)} has a negative dimension: dims={list(dims)}")
+    if dims and min(dims) < 0:
+        raise ValueError(f"{_label(tensor)} has a negative dimension: dims={list(dims)}")
     return dims, math.prod(dims)
 
 
 def _refuse_other_fields(tensor: TensorProto, used: str) -> None:
     """MUST rule: exactly one storage field holds the values."""
-    if used != "raw_data" and tensor.raw_data is not None:
+    t = tensor
+    if used != "raw_data":
+        if t.raw_data is not None:
+            raise ValueError(f"{_label(t)} keeps its values in {used}, but raw_data is set too")
+    elif not (
+        len(t.float_data) or len(t.int32_data) or len(t.string_data)
+        or len(t.int64_data) or len(t.double_data) or len(t.uint64_data)
+    ):  # fmt: skip
+        return  # the common case, checked without a loop
         raise ValueError(f"{_label(tensor)} keeps its values in {used}, but raw_data is set too")
     for field in _DATA_FIELDS:
         if field != used and len(getattr(tensor, field)):
@@ -179,9 +186,9 @@ def _ints(tensor: TensorProto, field: str, values: Sequence[int], dtype: np.dtyp
     try:
         if not isinstance(values, (np.ndarray, _pyarray)):
             return np.fromiter(values, dtype=dtype, count=len(values))
-        given: NDArray = np.asarray(values)
+        given: NDArray = np.array(values)  # a copy: never share the message's buffer
         if given.dtype == dtype:
-            return given.copy()
+            return given
         info = np.iinfo(dtype)
         if given.dtype.kind not in "biu" or (
             given.size and (given.min() < info.min or given.max() > info.max)

@@ -189,9 +189,10 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
 
     Without ``dtype`` the element type follows the first element (dict: MAP,
     list: SEQUENCE, else TENSOR; TENSOR for an empty list).  Beyond onnx,
+    TensorProto elements are stored as they are,
     ``dtype=SequenceProto.SPARSE_TENSOR`` stores arrays (or SparseTensorProto
     objects) via :func:`from_dense`, and ``dtype=SequenceProto.OPTIONAL``
-    stores each element via :func:`from_optional`.
+    stores each element (``None`` allowed) via :func:`from_optional`.
 
     Raises:
         TypeError: elements of different Python types, or an unsupported
@@ -322,7 +323,7 @@ def from_dict(dict_: dict[Any, Any], name: str | None = None) -> MapProto:
         if raw_key_type.kind in "OUSV":  # e.g. an int beyond 64 bits: object
             raise TypeError(f"Unsupported map key type: {raw_key_type!r}")
         key_type = np_dtype_to_tensor_dtype(raw_key_type)
-        if not all(np.result_type(k) == raw_key_type for k in keys):
+        if not _same_result_type(keys, raw_key_type):
             raise TypeError(
                 "The key type in the input dictionary is not the same "
                 "for all keys and therefore is not valid as a map."
@@ -330,9 +331,8 @@ def from_dict(dict_: dict[Any, Any], name: str | None = None) -> MapProto:
     values = list(dict_.values())
     if not isinstance(values[0], (dict, list, str, bytes)):
         raw_value_type = np.result_type(values[0])
-        if not all(
-            not isinstance(v, (dict, list, str, bytes)) and np.result_type(v) == raw_value_type
-            for v in values
+        if any(isinstance(v, (dict, list, str, bytes)) for v in values) or not _same_result_type(
+            values, raw_value_type
         ):
             raise TypeError(
                 "The value type in the input dictionary is not the same "
@@ -350,6 +350,20 @@ def from_dict(dict_: dict[Any, Any], name: str | None = None) -> MapProto:
         raise TypeError(f"Unsupported map key type: {key_type}")
     map_proto.values = value_seq
     return map_proto
+
+
+def _same_result_type(items: list[Any], expected: np.dtype[Any]) -> bool:
+    """``all(numpy.result_type(x) == expected for x in items)``, onnx's test, faster.
+
+    Arrays have their own dtype as result type, and Python ints are int64 when
+    they fit (NumPy 2): those common cases skip the per-item numpy call.
+    """
+    kinds = {type(x) for x in items}
+    if kinds == {np.ndarray}:  # (a big-endian array's result type is native)
+        return all(x.dtype == expected or np.result_type(x) == expected for x in items)
+    if kinds == {int} and expected == np.int64:
+        return bool(min(items) >= -(2**63) and max(items) < 2**63)
+    return all(np.result_type(x) == expected for x in items)
 
 
 def to_optional(optional: OptionalProto) -> Any | None:
@@ -393,8 +407,9 @@ def from_optional(
     """An OptionalProto holding ``opt``, byte-identical to onnx's once encoded.
 
     Without ``dtype`` the type follows ``opt`` (dict: MAP, list: SEQUENCE,
-    None: UNDEFINED, else TENSOR).  Beyond onnx: a TENSOR value that is not a
-    numpy array goes through ``numpy.asarray`` (onnx raises AttributeError),
+    None: UNDEFINED, else TENSOR).  Beyond onnx: a TensorProto is stored as it
+    is, another TENSOR value that is not a numpy array goes through
+    ``numpy.asarray`` (onnx raises AttributeError),
     ``dtype=SPARSE_TENSOR`` stores an array via :func:`from_dense`, and
     ``dtype=OPTIONAL`` nests :func:`from_optional`.
 
