@@ -18,8 +18,14 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Any, TypeVar
 
+from . import _npvarints as npvarints
 from ._errors import DecodeError
 from ._messages import (
+    DOUBLE,
+    FLOAT,
+    INT32,
+    INT64,
+    UINT64,
     MapProto,
     Message,
     OptionalProto,
@@ -106,8 +112,10 @@ def _blank_maker(cls: type[Message]) -> Callable[[], Any]:
         if f.default_factory is list:
             lines.append(f"    m.{f.name} = []")  # a literal is faster than calling list()
         elif f.default_factory is not MISSING:
-            env[f"make_{f.name}"] = f.default_factory
-            lines.append(f"    m.{f.name} = make_{f.name}()")
+            # Copying an empty prototype costs what a list literal does,
+            # half of calling the factory (an array constructor).
+            env[f"empty_{f.name}"] = f.default_factory()
+            lines.append(f"    m.{f.name} = empty_{f.name}.__copy__()")
         else:
             env[f"default_{f.name}"] = f.default
             lines.append(f"    m.{f.name} = default_{f.name}")
@@ -163,15 +171,6 @@ def _varints(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None
             x -= 1 << 64
         append(x)
         i = j
-
-
-def _int32s(buf: Buf, pos: int, end: int, out: list[int]) -> None:
-    start = len(out)
-    _varints(buf, pos, end, out, False)
-    for i in range(start, len(out)):
-        v = out[i]
-        if v > 0x7FFF_FFFF:
-            out[i] = to_int32(v)
 
 
 def _string(buf: Buf, pos: int, n: int) -> str:
@@ -296,27 +295,27 @@ def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
                 pos += n
             elif tag == 0x22:  # float_data, packed
                 n, pos = read_length(buf, pos, end)
-                read_packed_fixed(buf, pos, n, _float_array(msg, "float_data", "f"), 4)
+                read_packed_fixed(buf, pos, n, _scalars(msg, "float_data", FLOAT), 4)
                 pos += n
             elif tag == 0x25:  # float_data, one element
                 if end - pos < 4:
                     raise DecodeError(f"float at offset {pos} runs past the end", pos)
-                read_packed_fixed(buf, pos, 4, _float_array(msg, "float_data", "f"), 4)
+                read_packed_fixed(buf, pos, 4, _scalars(msg, "float_data", FLOAT), 4)
                 pos += 4
             elif tag == 0x2A:  # int32_data, packed
                 n, pos = read_length(buf, pos, end)
-                _int32s(buf, pos, pos + n, msg.int32_data)  # type: ignore[arg-type]
+                _packed_ints(buf, pos, pos + n, _scalars(msg, "int32_data", INT32))
                 pos += n
             elif tag == 0x28:  # int32_data, one element
                 v, pos = read_varint(buf, pos, end)
-                msg.int32_data.append(to_int32(v))
+                _scalars(msg, "int32_data", INT32).append(to_int32(v))
             elif tag == 0x3A:  # int64_data, packed
                 n, pos = read_length(buf, pos, end)
-                _varints(buf, pos, pos + n, msg.int64_data, True)  # type: ignore[arg-type]
+                _packed_ints(buf, pos, pos + n, _scalars(msg, "int64_data", INT64))
                 pos += n
             elif tag == 0x38:  # int64_data, one element
                 v, pos = read_varint(buf, pos, end)
-                msg.int64_data.append(to_int64(v))
+                _scalars(msg, "int64_data", INT64).append(to_int64(v))
             elif tag == 0x42:  # name
                 n, pos = read_length(buf, pos, end)
                 msg.name = _string(buf, pos, n)
@@ -332,20 +331,20 @@ def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
                 pos += n
             elif tag == 0x52:  # double_data, packed
                 n, pos = read_length(buf, pos, end)
-                read_packed_fixed(buf, pos, n, _float_array(msg, "double_data", "d"), 8)
+                read_packed_fixed(buf, pos, n, _scalars(msg, "double_data", DOUBLE), 8)
                 pos += n
             elif tag == 0x51:  # double_data, one element
                 if end - pos < 8:
                     raise DecodeError(f"double at offset {pos} runs past the end", pos)
-                read_packed_fixed(buf, pos, 8, _float_array(msg, "double_data", "d"), 8)
+                read_packed_fixed(buf, pos, 8, _scalars(msg, "double_data", DOUBLE), 8)
                 pos += 8
             elif tag == 0x5A:  # uint64_data, packed
                 n, pos = read_length(buf, pos, end)
-                _varints(buf, pos, pos + n, msg.uint64_data, False)  # type: ignore[arg-type]
+                _packed_ints(buf, pos, pos + n, _scalars(msg, "uint64_data", UINT64))
                 pos += n
             elif tag == 0x58:  # uint64_data, one element
                 v, pos = read_varint(buf, pos, end)
-                msg.uint64_data.append(v)
+                _scalars(msg, "uint64_data", UINT64).append(v)
             elif tag == 0x62:  # doc_string
                 n, pos = read_length(buf, pos, end)
                 msg.doc_string = _string(buf, pos, n)
@@ -390,12 +389,30 @@ def _closed_enum(buf: Buf, pos: int, end: int) -> bool:
     return v <= 1
 
 
-def _float_array(msg: TensorProto, name: str, code: str) -> array[float]:
+def _scalars(msg: TensorProto, name: str, code: str) -> Any:
+    """The field's ``array``, made one if the caller assigned a list (merging into it)."""
     values = getattr(msg, name)
     if type(values) is not array or values.typecode != code:
-        values = array(code, values)  # the caller handed in a list; decode appends to arrays
+        values = array(code, values)
         setattr(msg, name, values)
     return values
+
+
+def _packed_ints(buf: Buf, pos: int, end: int, out: Any) -> None:
+    """Append a packed int32/int64/uint64 payload to the ``array`` ``out``."""
+    code = out.typecode
+    if end - pos >= npvarints.MIN_BYTES:
+        np = npvarints.numpy()
+        if np is not None:
+            chunk = bytes(buf[pos:end])
+            if not chunk.isascii():
+                out.frombytes(npvarints.decode(np, chunk, pos, code))
+                return
+    values: list[int] = []
+    _varints(buf, pos, end, values, code == INT64)
+    if code == INT32:
+        values = [to_int32(v) if v > 0x7FFF_FFFF else v for v in values]
+    out.fromlist(values)
 
 
 def _segment(buf: Buf, pos: int, end: int, msg: Any, depth: int) -> None:

@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
+from . import _npvarints as npvarints
 from ._errors import (
     DecodeError,
     EncodeError,
@@ -23,6 +24,9 @@ from ._errors import (
     EncodeValueError,
 )
 from ._messages import (
+    INT32,
+    INT64,
+    UINT64,
     MapProto,
     Message,
     OptionalProto,
@@ -138,7 +142,14 @@ def _all_small(values: Any) -> bytes | None:
     return None
 
 
-def _packed_varints(values: Any, lo: int, hi: int) -> bytes:
+def _packed_varints(values: Any, lo: int, hi: int, code: str) -> bytes:
+    """A packed integer payload; an ``array`` of the field's own type needs no checks."""
+    if type(values) is array:
+        if values.typecode == code and len(values) >= npvarints.MIN_VALUES:
+            np = npvarints.numpy()
+            if np is not None:
+                return npvarints.encode(np, values, code)
+        values = values.tolist()  # other typecodes are checked like any list
     if len(values) > 16:
         small = _all_small(values)
         if small is not None:
@@ -309,14 +320,14 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
             size += _length_delimited(b"\x22", _floats(m.float_data, "f"), out)
         name = "int32_data"
         if m.int32_data:
-            payload = _packed_varints(m.int32_data, INT32_MIN, INT32_MAX)
+            payload = _packed_varints(m.int32_data, INT32_MIN, INT32_MAX, INT32)
             size += _length_delimited(b"\x2a", payload, out)
         name = "string_data"
         if m.string_data:
             size += _bytes_list(b"\x32", m.string_data, out)
         name = "int64_data"
         if m.int64_data:
-            payload = _packed_varints(m.int64_data, INT64_MIN, INT64_MAX)
+            payload = _packed_varints(m.int64_data, INT64_MIN, INT64_MAX, INT64)
             size += _length_delimited(b"\x3a", payload, out)
         name = "name"
         if m.name is not None:
@@ -329,7 +340,7 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
             size += _length_delimited(b"\x52", _floats(m.double_data, "d"), out)
         name = "uint64_data"
         if m.uint64_data:
-            payload = _packed_varints(m.uint64_data, 0, UINT64_MAX)
+            payload = _packed_varints(m.uint64_data, 0, UINT64_MAX, UINT64)
             size += _length_delimited(b"\x5a", payload, out)
         name = "doc_string"
         if m.doc_string is not None:

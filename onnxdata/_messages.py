@@ -5,10 +5,12 @@ Field names, numbers and declaration order follow ``onnx-data.in.proto`` and
 reads the same.  proto2 presence is kept: an optional field never set is
 ``None`` and is not written; set to its default it is written.
 
-Why ``array`` for ``float_data``/``double_data``: a float32 that passes through a
-Python ``float`` loses a signalling NaN's payload; an ``array('f')`` keeps every
-bit, and is what makes packed floats fast.  Any sequence of numbers may be
-assigned; decoded messages hold arrays.
+The packed numeric fields (``float_data``, ``int32_data``, ``int64_data``,
+``double_data``, ``uint64_data``) hold an ``array.array`` in the wire width: a
+float32 keeps every bit (a signalling NaN included, which a Python ``float``
+would quiet), an int64 costs 8 bytes instead of a 32-byte object, and numpy
+reads the values in place.  Any sequence of numbers may be assigned.
+``dims`` and ``keys``, unpacked on the wire, are lists.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from dataclasses import dataclass, field, fields
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+# array typecodes of the packed fields; C ``int`` is 32 bits wherever Python runs, but check.
+FLOAT, DOUBLE, INT64, UINT64 = "f", "d", "q", "Q"
+INT32 = "i" if array("i").itemsize == 4 else "l"
+
 if TYPE_CHECKING:
     from typing_extensions import Self  # pragma: no cover
 else:
@@ -28,21 +34,33 @@ _M = TypeVar("_M", bound="Message")
 
 
 def _floats() -> MutableSequence[float]:
-    return array("f")
+    return array(FLOAT)
 
 
 def _doubles() -> MutableSequence[float]:
-    return array("d")
+    return array(DOUBLE)
+
+
+def _int32s() -> MutableSequence[int]:
+    return array(INT32)
+
+
+def _int64s() -> MutableSequence[int]:
+    return array(INT64)
+
+
+def _uint64s() -> MutableSequence[int]:
+    return array(UINT64)
 
 
 class Message:
     """What every message shares: decoding, encoding and bitwise equality."""
 
     __slots__ = ()
-    # Names of the dataclass fields, and the float fields with their typecodes;
-    # filled in by ``_finish`` once the dataclass exists.
+    # Names of the dataclass fields, and the packed numeric fields with their
+    # typecodes; filled in once the dataclass exists.
     _FIELD_NAMES: ClassVar[tuple[str, ...]] = ()
-    _FLOAT_FIELDS: ClassVar[dict[str, str]] = {}
+    _ARRAY_FIELDS: ClassVar[dict[str, str]] = {}
 
     @classmethod
     def decode(cls, data: Any) -> Self:
@@ -82,13 +100,13 @@ class Message:
         # a NaN equals the same NaN, 0.0 differs from -0.0.
         if type(other) is not type(self):
             return NotImplemented
-        floats = self._FLOAT_FIELDS
+        arrays = self._ARRAY_FIELDS
         for name in self._FIELD_NAMES:
             a = getattr(self, name)
             b = getattr(other, name)
             if a is b:
                 continue
-            code = floats.get(name)
+            code = arrays.get(name)
             if code is not None:
                 if _bits(a, code) != _bits(b, code):
                     return False
@@ -100,7 +118,7 @@ class Message:
 
 
 def _bits(values: Any, code: str) -> bytes:
-    if type(values) is not array or values.typecode != code:
+    if not isinstance(values, array) or values.typecode != code:
         try:
             values = array(code, values)
         except (TypeError, OverflowError):
@@ -209,16 +227,16 @@ class TensorProto(Message):
     data_type: int | None = None
     segment: TensorProto.Segment | None = None
     float_data: MutableSequence[float] = field(default_factory=_floats)
-    int32_data: MutableSequence[int] = field(default_factory=list)
+    int32_data: MutableSequence[int] = field(default_factory=_int32s)
     string_data: MutableSequence[bytes] = field(default_factory=list)
-    int64_data: MutableSequence[int] = field(default_factory=list)
+    int64_data: MutableSequence[int] = field(default_factory=_int64s)
     name: str | None = None
     doc_string: str | None = None
     raw_data: bytes | None = None
     external_data: MutableSequence[StringStringEntryProto] = field(default_factory=list)
     data_location: int | None = None
     double_data: MutableSequence[float] = field(default_factory=_doubles)
-    uint64_data: MutableSequence[int] = field(default_factory=list)
+    uint64_data: MutableSequence[int] = field(default_factory=_uint64s)
     metadata_props: MutableSequence[StringStringEntryProto] = field(default_factory=list)
     unknown_fields: bytes = field(default=b"", repr=False)
 
@@ -307,7 +325,13 @@ class OptionalProto(Message):
     unknown_fields: bytes = field(default=b"", repr=False)
 
 
-TensorProto._FLOAT_FIELDS = {"float_data": "f", "double_data": "d"}
+TensorProto._ARRAY_FIELDS = {
+    "float_data": FLOAT,
+    "int32_data": INT32,
+    "int64_data": INT64,
+    "double_data": DOUBLE,
+    "uint64_data": UINT64,
+}
 
 MESSAGE_TYPES: tuple[type[Message], ...] = (
     TensorProto,
