@@ -14,9 +14,6 @@ import gc
 import struct
 from _thread import _local
 from array import array
-from collections.abc import Callable
-from dataclasses import MISSING, fields
-from typing import Any, TypeVar
 
 from . import _npvarints as npvarints
 from ._errors import DecodeError
@@ -34,6 +31,7 @@ from ._messages import (
     StringStringEntryProto,
     TensorProto,
 )
+from ._record import MISSING
 from ._wire import (
     HI14,
     HI28,
@@ -57,11 +55,17 @@ from ._wire import (
     to_int64,
 )
 
-_M = TypeVar("_M", bound=Message)
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    _M = TypeVar("_M", bound=Message)
+    _Decoder = Callable[[Any, int, int, Any, int], None]
+
 # The decoders index and slice ``bytes`` input directly (faster than a view,
 # and a slice of it is the field's own copy); any other buffer goes through
 # a byte memoryview.  Both index to ints and slice to bytes-like objects.
-_Decoder = Callable[[Any, int, int, Any, int], None]
 
 _Segment = TensorProto.Segment
 _state = _local()  # per thread: see _unknown
@@ -108,7 +112,7 @@ def _blank_maker(cls: type[Message]) -> Callable[[], Any]:
     """
     lines = ["def make():", "    m = new(cls)"]
     env: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    for f in fields(cls):  # type: ignore[arg-type]
+    for f in cls._FIELDS:  # type: ignore[attr-defined]
         if f.default_factory is list:
             lines.append(f"    m.{f.name} = []")  # a literal is faster than calling list()
         elif f.default_factory is not MISSING:

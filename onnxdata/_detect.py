@@ -9,7 +9,6 @@ reported as ambiguous rather than guessed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ._errors import DecodeError
@@ -35,13 +34,15 @@ _ELEM_FIELDS = ("tensor", "sparse_tensor", "sequence", "map", "optional")
 _MAP_KEY_TYPES = frozenset({2, 3, 4, 5, 6, 7, 8, 12, 13})
 
 
-@dataclass(frozen=True)
 class Candidate:
     """One way to read the bytes: the type, the message, and its misfit score."""
 
-    type: type[Message]
-    message: Message
-    misfit: int
+    __slots__ = ("message", "misfit", "type")
+
+    def __init__(self, type: type[Message], message: Message, misfit: int) -> None:
+        self.type = type
+        self.message = message
+        self.misfit = misfit
 
 
 def detect(data: Any) -> list[Candidate]:

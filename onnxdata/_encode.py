@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import operator
 from array import array
-from collections.abc import Callable
-from typing import Any
 
 from . import _npvarints as npvarints
 from ._errors import (
@@ -56,8 +54,14 @@ from ._wire import (
     skip_field,
 )
 
-_Out = list[Any]  # bytes, bytearray or memoryview chunks
-_Encoder = Callable[[Any, _Out, int], int]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any
+
+    _Out = list[Any]  # bytes, bytearray or memoryview chunks
+    _Encoder = Callable[[Any, _Out, int], int]
+
 _Segment = TensorProto.Segment
 UINT64_MAX = MASK64
 

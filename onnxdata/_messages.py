@@ -16,21 +16,20 @@ reads the values in place.  Any sequence of numbers may be assigned.
 from __future__ import annotations
 
 from array import array
-from collections.abc import MutableSequence
-from dataclasses import dataclass, field, fields
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from ._record import field, message
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import MutableSequence
+    from typing import Any, ClassVar
+
+    from typing_extensions import Self
 
 # array typecodes of the packed fields; C ``int`` is 32 bits wherever Python runs, but check.
 FLOAT, DOUBLE, INT64, UINT64 = "f", "d", "q", "Q"
 INT32 = "i" if array("i").itemsize == 4 else "l"
-
-if TYPE_CHECKING:
-    from typing_extensions import Self  # pragma: no cover
-else:
-    Self = Any
-
-_M = TypeVar("_M", bound="Message")
 
 
 def _floats() -> MutableSequence[float]:
@@ -127,13 +126,7 @@ def _bits(values: Any, code: str) -> bytes:
     return bits
 
 
-def _finish(cls: type[_M]) -> type[_M]:
-    cls._FIELD_NAMES = tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
-    return cls
-
-
-@_finish
-@dataclass(slots=True, kw_only=True, eq=False)
+@message
 class StringStringEntryProto(Message):
     """A key/value pair of strings (``external_data``, ``metadata_props``)."""
 
@@ -142,8 +135,7 @@ class StringStringEntryProto(Message):
     unknown_fields: bytes = field(default=b"", repr=False)
 
 
-@_finish
-@dataclass(slots=True, kw_only=True, eq=False)
+@message
 class TensorProto(Message):
     """A tensor: ``dims``, ``data_type`` and its values in one storage field."""
 
@@ -182,8 +174,7 @@ class TensorProto(Message):
         DEFAULT = 0
         EXTERNAL = 1
 
-    @_finish
-    @dataclass(slots=True, kw_only=True, eq=False)
+    @message
     class Segment(Message):
         """For very large tensors split into chunks: the slice ``[begin, end)``."""
 
@@ -241,8 +232,7 @@ class TensorProto(Message):
     unknown_fields: bytes = field(default=b"", repr=False)
 
 
-@_finish
-@dataclass(slots=True, kw_only=True, eq=False)
+@message
 class SparseTensorProto(Message):
     """A sparse tensor: non-zero ``values``, their ``indices``, the dense ``dims``."""
 
@@ -252,8 +242,7 @@ class SparseTensorProto(Message):
     unknown_fields: bytes = field(default=b"", repr=False)
 
 
-@_finish
-@dataclass(slots=True, kw_only=True, eq=False)
+@message
 class SequenceProto(Message):
     """An ordered collection of elements of one type."""
 
@@ -282,8 +271,7 @@ class SequenceProto(Message):
     unknown_fields: bytes = field(default=b"", repr=False)
 
 
-@_finish
-@dataclass(slots=True, kw_only=True, eq=False)
+@message
 class MapProto(Message):
     """An associative table: integer ``keys`` or ``string_keys``, and ``values``."""
 
@@ -295,8 +283,7 @@ class MapProto(Message):
     unknown_fields: bytes = field(default=b"", repr=False)
 
 
-@_finish
-@dataclass(slots=True, kw_only=True, eq=False)
+@message
 class OptionalProto(Message):
     """A value that may be absent."""
 

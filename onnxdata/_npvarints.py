@@ -11,9 +11,12 @@ ten passes), so temporaries stay a few arrays the size of the value count.
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from ._errors import DecodeError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 # Below these sizes the numpy call overhead outweighs the Python loop.
 MIN_BYTES = 2048
