@@ -281,13 +281,15 @@ def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
                 msg.data_type = v
             elif tag == 0x32:  # string_data: a run of them is read in one go
                 strings = msg.string_data
+                own = type(buf) is bytes  # a slice of bytes is already its own copy
                 while True:
                     n = buf[pos] if pos < end else 0x80
                     if n < 0x80 and n < end - pos:
                         pos += 1
                     else:
                         n, pos = read_length(buf, pos, end)
-                    strings.append(bytes(buf[pos : pos + n]))
+                    piece = buf[pos : pos + n]
+                    strings.append(piece if own else bytes(piece))  # type: ignore[arg-type]
                     pos += n
                     if pos < end and buf[pos] == 0x32:
                         pos += 1
@@ -425,8 +427,11 @@ def _segment(buf: Buf, pos: int, end: int, msg: Any, depth: int) -> None:
     try:
         while pos < end:
             start = pos
-            fnum = 0
-            tag, pos = read_tag(buf, pos, end)
+            tag = buf[pos]
+            pos += 1
+            if tag >= 0x80:
+                fnum = 0
+                tag, pos = read_tag(buf, start, end)
             fnum = tag >> 3
             if tag == 0x08:
                 v, pos = read_varint(buf, pos, end)
@@ -455,8 +460,11 @@ def _entry(buf: Buf, pos: int, end: int, msg: StringStringEntryProto, depth: int
     try:
         while pos < end:
             start = pos
-            fnum = 0
-            tag, pos = read_tag(buf, pos, end)
+            tag = buf[pos]
+            pos += 1
+            if tag >= 0x80:
+                fnum = 0
+                tag, pos = read_tag(buf, start, end)
             fnum = tag >> 3
             if tag == 0x0A:
                 n, pos = read_length(buf, pos, end)
@@ -487,8 +495,11 @@ def _sparse(buf: Buf, pos: int, end: int, msg: SparseTensorProto, depth: int) ->
     try:
         while pos < end:
             start = pos
-            fnum = 0
-            tag, pos = read_tag(buf, pos, end)
+            tag = buf[pos]
+            pos += 1
+            if tag >= 0x80:
+                fnum = 0
+                tag, pos = read_tag(buf, start, end)
             fnum = tag >> 3
             if tag == 0x0A or tag == 0x12:  # values (1), indices (2)
                 n, pos = read_length(buf, pos, end)
@@ -585,12 +596,26 @@ def _map(buf: Buf, pos: int, end: int, msg: MapProto, depth: int) -> None:
     try:
         while pos < end:
             start = pos
-            fnum = 0
-            tag, pos = read_tag(buf, pos, end)
+            tag = buf[pos]
+            pos += 1
+            if tag >= 0x80:
+                fnum = 0
+                tag, pos = read_tag(buf, start, end)
             fnum = tag >> 3
-            if tag == 0x18:  # keys, unpacked
-                v, pos = read_varint(buf, pos, end)
-                msg.keys.append(to_int64(v))
+            if tag == 0x18:  # keys, unpacked: a run of them is read in one go
+                keys = msg.keys
+                while True:
+                    v = buf[pos] if pos < end else 0x80
+                    if v < 0x80:
+                        pos += 1
+                    else:
+                        v, pos = read_varint(buf, pos, end)
+                        v = to_int64(v)
+                    keys.append(v)
+                    if pos < end and buf[pos] == 0x18:
+                        pos += 1
+                    else:
+                        break
             elif tag == 0x1A:  # keys, packed
                 n, pos = read_length(buf, pos, end)
                 _varints(buf, pos, pos + n, msg.keys, True)  # type: ignore[arg-type]
@@ -636,8 +661,11 @@ def _optional(buf: Buf, pos: int, end: int, msg: OptionalProto, depth: int) -> N
     try:
         while pos < end:
             start = pos
-            fnum = 0
-            tag, pos = read_tag(buf, pos, end)
+            tag = buf[pos]
+            pos += 1
+            if tag >= 0x80:
+                fnum = 0
+                tag, pos = read_tag(buf, start, end)
             fnum = tag >> 3
             if tag & 7 == 2 and 3 <= fnum <= 7:  # tensor/sparse/sequence/map/optional value
                 n, pos = read_length(buf, pos, end)

@@ -35,18 +35,10 @@ from ._messages import (
 )
 from ._wire import (
     BIG_ENDIAN,
-    CONTINUED,
-    HI14,
-    HI28,
-    HI56,
     INT32_MAX,
     INT32_MIN,
     INT64_MAX,
     INT64_MIN,
-    LO14,
-    LO28,
-    LO56,
-    LOW56,
     MASK64,
     MAX_DEPTH,
     encode_varint,
@@ -167,14 +159,7 @@ def _packed_varints(values: Any, lo: int, hi: int, code: str) -> bytes:
         if 0 <= v < 0x80:
             append(one[v])
             continue
-        if v < 0:
-            v += 1 << 64
-        k = (v.bit_length() + 6) // 7
-        x = (v & LOW56) | ((v >> 56) << 64)  # spread 7-bit groups into bytes
-        x = (x & LO56) | ((x << 4) & HI56)
-        x = (x & LO28) | ((x << 2) & HI28)
-        x = (x & LO14) | ((x << 1) & HI14)
-        append((x | CONTINUED[k]).to_bytes(k, "little"))
+        append(encode_varint(v if v >= 0 else v + (1 << 64)))
     return b"".join(chunks)
 
 

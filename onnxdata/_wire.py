@@ -208,15 +208,21 @@ def read_packed_fixed(buf: Buf, pos: int, n: int, out: array[float], typecode_si
 
 
 def encode_varint(v: int) -> bytes:
-    """Encode a non-negative integer below 2**64."""
+    """Encode a non-negative integer below 2**64.
+
+    Past two bytes the 7-bit groups are spread into bytes with the lane masks
+    and written by one ``to_bytes``, instead of a loop per byte.
+    """
     if v < 0x80:
         return _ONE_BYTE[v]
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+    if v < 0x4000:
+        return bytes((v & 0x7F | 0x80, v >> 7))
+    k = (v.bit_length() + 6) // 7
+    x = (v & LOW56) | ((v >> 56) << 64)
+    x = (x & LO56) | ((x << 4) & HI56)
+    x = (x & LO28) | ((x << 2) & HI28)
+    x = (x & LO14) | ((x << 1) & HI14)
+    return (x | CONTINUED[k]).to_bytes(k, "little")
 
 
 _ONE_BYTE = [bytes((i,)) for i in range(0x80)]
