@@ -177,22 +177,27 @@ def _element(values: Any, v: Any, lo: int, hi: int) -> int:
 
 
 # tag -> the 128 two-byte encodings of that tag with a one-byte varint or length.
-_TAGGED = {tag: [bytes((tag, v)) for v in range(0x80)] for tag in (0x08, 0x18, 0x22, 0x32)}
+_TAGGED = {
+    tag: [bytes((tag, v)) for v in range(0x80)] for tag in (0x08, 0x10, 0x18, 0x22, 0x32, 0x4A)
+}
+_DIMS, _DATA_TYPE, _RAW_DATA = _TAGGED[0x08], _TAGGED[0x10], _TAGGED[0x4A]
 
 
 def _unpacked_varints(tag: int, values: Any, lo: int, hi: int) -> bytes:
     """A repeated integer field written unpacked: tag, value, tag, value, ..."""
     tagged = _TAGGED[tag]
-    chunks = []
-    for i, v in enumerate(values):
-        if type(v) is int and 0 <= v < 0x80:
-            chunks.append(tagged[v])
-            continue
-        try:
-            chunks.append(tagged[0][:1] + _varint(_int(v, lo, hi)))
-        except EncodeError as err:
-            err._within(f"[{i}]")
-            raise
+    head = tagged[0][:1]
+    chunks: list[bytes] = []
+    append = chunks.append
+    for v in values:
+        if type(v) is int:
+            if 0 <= v < 0x80:
+                append(tagged[v])
+                continue
+            if lo <= v <= hi:
+                append(head + encode_varint(v if v >= 0 else v + (1 << 64)))
+                continue
+        append(head + _varint(_element(values, v, lo, hi)))
     return b"".join(chunks)
 
 
@@ -245,13 +250,28 @@ def _sub(tag: bytes, msg: Any, cls: type[Message], out: _Out, depth: int) -> int
 
 
 def _subs(tag: bytes, msgs: Any, cls: type[Message], out: _Out, depth: int) -> int:
+    """A repeated message field: ``_sub`` for each element, its checks hoisted."""
+    if depth <= 0 or not all(type(m) is cls for m in msgs):
+        for i, m in enumerate(msgs):  # the slow path finds and names the bad element
+            try:
+                _sub(tag, m, cls, out, depth)
+            except EncodeError as err:
+                err._within(f"[{i}]")
+                raise
+    encode = _ENCODERS[cls]
     size = 0
-    for i, m in enumerate(msgs):
-        try:
-            size += _sub(tag, m, cls, out, depth)
-        except EncodeError as err:
-            err._within(f"[{i}]")
-            raise
+    i = 0
+    try:
+        for i, m in enumerate(msgs):  # noqa: B007 - i names the element on error
+            slot = len(out)
+            out.append(b"")
+            n = encode(m, out, depth - 1)
+            head = tag + encode_varint(n)
+            out[slot] = head
+            size += len(head) + n
+    except EncodeError as err:
+        err._within(f"[{i}]")
+        raise
     return size
 
 
@@ -292,13 +312,21 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
     size = 0
     name = "dims"
     try:
-        if m.dims:
-            b = _unpacked_varints(0x08, m.dims, INT64_MIN, INT64_MAX)
+        dims = m.dims
+        if dims:
+            if len(dims) == 1 and type(dims[0]) is int and 0 <= dims[0] < 0x80:
+                b = _DIMS[dims[0]]
+            else:
+                b = _unpacked_varints(0x08, dims, INT64_MIN, INT64_MAX)
             out.append(b)
             size += len(b)
         name = "data_type"
-        if m.data_type is not None:
-            b = b"\x10" + _varint(_int(m.data_type, INT32_MIN, INT32_MAX))
+        data_type = m.data_type
+        if data_type is not None:
+            if type(data_type) is int and 0 <= data_type < 0x80:
+                b = _DATA_TYPE[data_type]
+            else:
+                b = b"\x10" + _varint(_int(data_type, INT32_MIN, INT32_MAX))
             out.append(b)
             size += len(b)
         name = "segment"
@@ -322,8 +350,14 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
         if m.name is not None:
             size += _length_delimited(b"\x42", _str(m.name), out)
         name = "raw_data"
-        if m.raw_data is not None:
-            size += _length_delimited(b"\x4a", _bytes(m.raw_data), out)
+        raw = m.raw_data
+        if raw is not None:
+            if type(raw) is bytes and len(raw) < 0x80:
+                out.append(_RAW_DATA[len(raw)])
+                out.append(raw)
+                size += 2 + len(raw)
+            else:
+                size += _length_delimited(b"\x4a", _bytes(raw), out)
         name = "double_data"
         if m.double_data:
             size += _length_delimited(b"\x52", _floats(m.double_data, "d"), out)
