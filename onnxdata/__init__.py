@@ -5,6 +5,9 @@
 protobuf runtime.  Only the standard library is imported.
 """
 
+from __future__ import annotations
+
+from ._check import Violation, check
 from ._errors import (
     DecodeError,
     EncodeError,
@@ -22,7 +25,39 @@ from ._messages import (
     TensorProto,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+    from ._files import load, save
+    from ._stream import SequenceWriter, iter_sequence
+
 __version__ = "0.1.0"
+
+# Imported on first use: they need the decoder and the encoder, which
+# ``import onnxdata`` alone does not load (see test_imports).
+_LAZY = {
+    "load": "._files",
+    "save": "._files",
+    "SequenceWriter": "._stream",
+    "iter_sequence": "._stream",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'onnxdata' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "DecodeError",
@@ -34,8 +69,14 @@ __all__ = [
     "Message",
     "OptionalProto",
     "SequenceProto",
+    "SequenceWriter",
     "SparseTensorProto",
     "StringStringEntryProto",
     "TensorProto",
+    "Violation",
     "__version__",
+    "check",
+    "iter_sequence",
+    "load",
+    "save",
 ]

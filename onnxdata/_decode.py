@@ -33,6 +33,7 @@ from ._messages import (
 )
 from ._record import MISSING
 from ._wire import (
+    BIG_ENDIAN,
     HI14,
     HI28,
     HI56,
@@ -46,6 +47,8 @@ from ._wire import (
     MAX_DEPTH,
     SEVENS,
     Buf,
+    packed_fixed_error,
+    past_end,
     read_length,
     read_packed_fixed,
     read_tag,
@@ -83,9 +86,50 @@ def as_byte_view(data: Any) -> Buf:
     return view
 
 
-def decode_message(cls: type[_M], data: Any) -> _M:
-    buf = as_byte_view(data)
+def as_read_only_view(data: Any) -> memoryview:
+    """A flat, contiguous, read-only byte view of ``data``: what ``copy=False`` slices.
+
+    Read-only, so that nothing reached through a decoded message can write
+    into the caller's buffer.  A non-contiguous input is copied once first.
+    """
+    if isinstance(data, str):
+        raise TypeError("decode() needs bytes, not str")
+    view = memoryview(data)
+    if not view.c_contiguous:
+        view = memoryview(view.tobytes())
+    elif view.format != "B" or view.ndim != 1:
+        view = view.cast("B")
+    return view if view.readonly else view.toreadonly()
+
+
+def decode_message(cls: type[_M], data: Any, copy: bool = True, max_size: int | None = None) -> _M:
+    buf = as_byte_view(data) if copy else as_read_only_view(data)
+    if max_size is not None and len(buf) > max_size:
+        raise too_large(cls, len(buf), max_size)
+    try:
+        return decode_part(cls, buf, 0, len(buf), MAX_DEPTH, copy)
+    except DecodeError as err:
+        err._within(cls.__qualname__)
+        raise
+
+
+def too_large(cls: type[Message], size: int, max_size: int) -> DecodeError:
+    """The error for an input over ``max_size`` bytes, raised before decoding."""
+    err = DecodeError(f"{size} bytes is more than max_size={max_size}", max(max_size, 0))
+    err._within(cls.__qualname__)
+    return err
+
+
+def decode_part(cls: type[_M], buf: Buf, pos: int, end: int, depth: int, copy: bool) -> _M:
+    """Decode ``buf[pos:end]`` as a ``cls`` with ``depth`` nesting levels left.
+
+    ``buf`` comes from :func:`as_byte_view` (``copy=True``) or
+    :func:`as_read_only_view` (``copy=False``).  Error offsets are offsets
+    into ``buf``; the caller adds the outer part of the path.
+    """
     msg = _BLANK[cls]()
+    if not copy:
+        _state.views = True
     # Decoding makes a tree of new objects and no cycles, so the cyclic garbage
     # collector has nothing to find meanwhile; left on, it would rescan the
     # growing tree again and again and double the time of a large decode.
@@ -93,14 +137,13 @@ def decode_message(cls: type[_M], data: Any) -> _M:
     if collecting:
         gc.disable()
     try:
-        _DECODERS[cls](buf, 0, len(buf), msg, MAX_DEPTH)
-    except DecodeError as err:
-        err._within(cls.__qualname__)
-        raise
+        _DECODERS[cls](buf, pos, end, msg, depth)
     finally:
         if collecting:
             gc.enable()
         _settle()
+        if not copy:
+            _state.views = False
     return msg  # type: ignore[no-any-return]
 
 
@@ -163,7 +206,12 @@ def _varints(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None
             continue
         j = find(b"\0", i) + 1
         if j == 0:
-            raise DecodeError(f"packed varint at offset {base + i} runs past the end", base + i)
+            at = base + i
+            raise DecodeError(
+                f"packed varint at offset {at} runs past the end of the packed field "
+                f"({n - i} byte{'s' if n - i != 1 else ''} left)",
+                at,
+            )
         if j - i > 10:
             raise DecodeError(f"varint at offset {base + i} is longer than 10 bytes", base + i)
         x = from_bytes(chunk[i:j], "little") & SEVENS
@@ -175,6 +223,35 @@ def _varints(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None
             x -= 1 << 64
         append(x)
         i = j
+
+
+def _views() -> bool:
+    """Whether this thread is decoding with ``copy=False``."""
+    views: bool = getattr(_state, "views", False)
+    return views
+
+
+def _own(piece: memoryview) -> bytes | memoryview:
+    """A bytes field's value from a slice of a view input: the slice itself when
+    decoding with ``copy=False``, else a copy.  (A slice of ``bytes`` input is
+    already a copy and never comes here.)
+    """
+    return piece if getattr(_state, "views", False) else bytes(piece)
+
+
+def _view_fixed(buf: Buf, pos: int, n: int, msg: Any, name: str, code: str, size: int) -> None:
+    """float_data/double_data with ``copy=False``: a ``memoryview`` cast to the
+    field's type, over the input.  A field seen a second time (merged), or a
+    big-endian host (the wire is little-endian), gets a copy as usual.
+    """
+    if n % size:
+        raise packed_fixed_error(pos, n, size)
+    if n == 0:
+        return
+    if len(getattr(msg, name)) or BIG_ENDIAN:
+        read_packed_fixed(buf, pos, n, _scalars(msg, name, code), size)
+    else:
+        setattr(msg, name, buf[pos : pos + n].cast(code))  # type: ignore[union-attr,call-overload]
 
 
 def _string(buf: Buf, pos: int, n: int) -> str:
@@ -261,7 +338,8 @@ def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
                     pos += 1
                 else:
                     n, pos = read_length(buf, pos, end)
-                msg.raw_data = bytes(buf[pos : pos + n])
+                piece = buf[pos : pos + n]
+                msg.raw_data = piece if type(piece) is bytes else _own(piece)  # type: ignore[assignment,arg-type]
                 pos += n
             elif tag == 0x08:  # dims, unpacked
                 v = buf[pos] if pos < end else 0x80
@@ -281,7 +359,8 @@ def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
                 msg.data_type = v
             elif tag == 0x32:  # string_data: a run of them is read in one go
                 strings = msg.string_data
-                own = type(buf) is bytes  # a slice of bytes is already its own copy
+                # A slice of bytes is already its own copy; a view is kept with copy=False.
+                own = type(buf) is bytes or _views()
                 while True:
                     n = buf[pos] if pos < end else 0x80
                     if n < 0x80 and n < end - pos:
@@ -301,11 +380,16 @@ def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
                 pos += n
             elif tag == 0x22:  # float_data, packed
                 n, pos = read_length(buf, pos, end)
-                read_packed_fixed(buf, pos, n, _scalars(msg, "float_data", FLOAT), 4)
+                if type(buf) is bytes or not _views():
+                    read_packed_fixed(buf, pos, n, _scalars(msg, "float_data", FLOAT), 4)
+                else:
+                    _view_fixed(buf, pos, n, msg, "float_data", FLOAT, 4)
                 pos += n
             elif tag == 0x25:  # float_data, one element
                 if end - pos < 4:
-                    raise DecodeError(f"float at offset {pos} runs past the end", pos)
+                    raise DecodeError(
+                        f"float at offset {pos} runs past {past_end(buf, end, pos)}", pos
+                    )
                 read_packed_fixed(buf, pos, 4, _scalars(msg, "float_data", FLOAT), 4)
                 pos += 4
             elif tag == 0x2A:  # int32_data, packed
@@ -337,11 +421,16 @@ def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
                 pos += n
             elif tag == 0x52:  # double_data, packed
                 n, pos = read_length(buf, pos, end)
-                read_packed_fixed(buf, pos, n, _scalars(msg, "double_data", DOUBLE), 8)
+                if type(buf) is bytes or not _views():
+                    read_packed_fixed(buf, pos, n, _scalars(msg, "double_data", DOUBLE), 8)
+                else:
+                    _view_fixed(buf, pos, n, msg, "double_data", DOUBLE, 8)
                 pos += n
             elif tag == 0x51:  # double_data, one element
                 if end - pos < 8:
-                    raise DecodeError(f"double at offset {pos} runs past the end", pos)
+                    raise DecodeError(
+                        f"double at offset {pos} runs past {past_end(buf, end, pos)}", pos
+                    )
                 read_packed_fixed(buf, pos, 8, _scalars(msg, "double_data", DOUBLE), 8)
                 pos += 8
             elif tag == 0x5A:  # uint64_data, packed
@@ -399,7 +488,10 @@ def _scalars(msg: TensorProto, name: str, code: str) -> Any:
     """The field's ``array``, made one if the caller assigned a list (merging into it)."""
     values = getattr(msg, name)
     if type(values) is not array or values.typecode != code:
-        values = array(code, values)
+        if type(values) is memoryview:  # a copy=False view, merged: keep every bit
+            values = array(code, values.tobytes())
+        else:
+            values = array(code, values)
         setattr(msg, name, values)
     return values
 
@@ -622,7 +714,8 @@ def _map(buf: Buf, pos: int, end: int, msg: MapProto, depth: int) -> None:
                 pos += n
             elif tag == 0x22:  # string_keys
                 n, pos = read_length(buf, pos, end)
-                msg.string_keys.append(bytes(buf[pos : pos + n]))
+                piece = buf[pos : pos + n]
+                msg.string_keys.append(piece if type(piece) is bytes else _own(piece))  # type: ignore[arg-type]
                 pos += n
             elif tag == 0x2A:  # values
                 n, pos = read_length(buf, pos, end)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 from array import array
 
+from . import _decode
 from . import _npvarints as npvarints
 from ._errors import (
     DecodeError,
@@ -42,8 +43,6 @@ from ._wire import (
     MASK64,
     MAX_DEPTH,
     encode_varint,
-    read_tag,
-    skip_field,
 )
 
 TYPE_CHECKING = False
@@ -58,17 +57,23 @@ _Segment = TensorProto.Segment
 UINT64_MAX = MASK64
 
 
-def encode_message(msg: Message) -> bytes:
+def encode_message(msg: Message, max_size: int | None = None) -> bytes:
     encoder = _ENCODERS.get(type(msg))
     if encoder is None:
         raise TypeError(f"not an onnxdata message: {type(msg).__name__}")
     out: _Out = []
     try:
-        encoder(msg, out, MAX_DEPTH)
+        size = encoder(msg, out, MAX_DEPTH)
+        if max_size is not None and size > max_size:
+            raise too_large(size, max_size)
     except EncodeError as err:
         err._within(type(msg).__qualname__)
         raise
     return b"".join(out)
+
+
+def too_large(size: int, max_size: int) -> EncodeValueError:
+    return EncodeValueError(f"the encoding is {size} bytes, more than max_size={max_size}")
 
 
 # -- values ----------------------------------------------------------------
@@ -113,8 +118,30 @@ def _bytes(v: Any) -> bytes | bytearray | memoryview:
     if isinstance(v, (bytes, bytearray)):
         return bytes(v)
     if isinstance(v, memoryview):
+        if not v.c_contiguous:
+            return v.tobytes()  # a strided view: its bytes in logical order
         return v if v.format == "B" and v.ndim == 1 else v.cast("B")
     raise EncodeTypeError(f"expected bytes, got {type(v).__name__}")
+
+
+def _items(values: Any) -> Any:
+    """A repeated field's values as a list, tuple or array: ``len`` and truth then hold.
+
+    Lists and arrays are the usual case and the callers test for them first;
+    ``None`` is empty, as protobuf's constructor takes it; any other iterable
+    (a numpy array, a generator, ``bytes``) is listed once, as protobuf
+    iterates it.  A numpy array's own truth value would drop ``[0]``.
+    """
+    if values is None:
+        return ()
+    if type(values) is tuple:
+        return values
+    if isinstance(values, str):  # iterable, but never what a repeated field means
+        raise EncodeTypeError("expected a sequence, got str")
+    try:
+        return list(values)
+    except TypeError:
+        raise EncodeTypeError(f"expected a sequence, got {type(values).__name__}") from None
 
 
 def _length_delimited(tag: bytes, payload: Any, out: _Out) -> int:
@@ -166,13 +193,27 @@ def _packed_varints(values: Any, lo: int, hi: int, code: str) -> bytes:
 _ONE_BYTE = [bytes((v,)) for v in range(0x80)]
 
 
+def _packed(tag: bytes, values: Any, lo: int, hi: int, code: str, out: _Out) -> int:
+    """A packed integer field.  ``encode_to``'s plan (a list subclass, see
+    _stream.py) encodes a long field a piece at a time instead, so that its
+    varints never exist all at once.
+    """
+    if type(out) is not list:
+        return out.packed(tag, values, lo, hi, code)  # type: ignore[attr-defined,no-any-return]
+    return _length_delimited(tag, _packed_varints(values, lo, hi, code), out)
+
+
 def _element(values: Any, v: Any, lo: int, hi: int) -> int:
     """Check one element off the fast path; a bad one is named by its index."""
     try:
         return _int(v, lo, hi)
     except EncodeError as err:
-        index = next(i for i, x in enumerate(values) if x is v)
-        err._within(f"[{index}]")
+        for i, x in enumerate(values):  # iterating again makes new objects: compare by check
+            try:
+                _int(x, lo, hi)
+            except EncodeError:
+                err._within(f"[{i}]")
+                break
         raise
 
 
@@ -204,6 +245,9 @@ def _unpacked_varints(tag: int, values: Any, lo: int, hi: int) -> bytes:
 def _floats(values: Any, code: str) -> memoryview:
     """The little-endian bytes of a float field, as a view: the final join is the one copy."""
     if type(values) is not array or values.typecode != code:
+        view = _float_buffer(values, code)
+        if view is not None:
+            return view
         try:
             # array() casts like C: a double too large for float32 becomes inf.
             values = array(code, values)
@@ -217,23 +261,49 @@ def _floats(values: Any, code: str) -> memoryview:
     return memoryview(values).cast("B")
 
 
-def _check_unknown(raw: Any) -> bytes | bytearray | memoryview:
-    """Unknown fields must be whole, well-formed fields, or the output won't parse."""
-    data = _bytes(raw)
-    view = memoryview(data)
-    pos, end = 0, len(view)
+def _float_buffer(values: Any, code: str) -> memoryview | None:
+    """The bytes of a 1-D buffer of the field's own float type, as they are.
+
+    A ``decode(copy=False)`` view or a native float32/float64 numpy array is
+    written straight from its memory, every bit kept; anything else (lists,
+    bytes, other types) is converted by ``array`` as usual.
+    """
+    if BIG_ENDIAN or isinstance(values, (list, tuple, array, bytes, bytearray, str)):
+        return None
     try:
-        while pos < end:
-            start = pos
-            tag, pos = read_tag(view, pos, end)
-            pos = skip_field(view, start, pos, end, tag, MAX_DEPTH)
+        view = memoryview(values)
+    except TypeError:
+        return None
+    if view.ndim != 1 or not view.c_contiguous or view.format.lstrip("@=") != code:
+        return None
+    return view.cast("B")
+
+
+def _check_unknown(m: Any, depth: int) -> bytes | bytearray | memoryview:
+    """``unknown_fields`` must decode, where the message sits, as unknown fields only.
+
+    Decoding them as the message's own type, with the nesting budget left at
+    its depth, is the exact test: anything protobuf would reject, or would
+    read back as one of the message's known fields, is refused.
+    """
+    data = _bytes(m.unknown_fields)
+    cls = type(m)
+    scratch = _decode._BLANK[cls]()
+    try:
+        _decode._DECODERS[cls](data, 0, len(data), scratch, depth)
     except DecodeError as err:
         raise EncodeValueError(f"not well-formed protobuf fields: {err}") from None
+    finally:
+        _decode._settle()
+    if bytes(scratch.unknown_fields) != bytes(data):
+        raise EncodeValueError(
+            "holds fields this message knows: protobuf would read them as those fields"
+        )
     return data
 
 
-def _sub(tag: bytes, msg: Any, cls: type[Message], out: _Out, depth: int) -> int:
-    """A sub-message: reserve the slot for its tag and length, write it, fill the slot."""
+def check_sub(msg: Any, cls: type[Message], depth: int) -> None:
+    """A sub-message must be of its field's class, and nesting within the limit."""
     if not isinstance(msg, cls):
         raise EncodeTypeError(f"expected {cls.__qualname__}, got {type(msg).__qualname__}")
     if depth <= 0:
@@ -241,6 +311,14 @@ def _sub(tag: bytes, msg: Any, cls: type[Message], out: _Out, depth: int) -> int
             f"nesting deeper than {MAX_DEPTH} messages (a message that contains itself?): "
             "protobuf could not parse the result"
         )
+
+
+def _sub(tag: bytes, msg: Any, cls: type[Message], out: _Out, depth: int) -> int:
+    """A sub-message: reserve the slot for its tag and length, write it, fill the slot."""
+    if type(out) is not list:  # encode_to's plan (see _stream.py)
+        return out.sub(tag, msg, cls, depth)  # type: ignore[attr-defined,no-any-return]
+    if depth <= 0 or not isinstance(msg, cls):
+        check_sub(msg, cls, depth)
     slot = len(out)
     out.append(b"")
     n = _ENCODERS[cls](msg, out, depth - 1)
@@ -251,6 +329,8 @@ def _sub(tag: bytes, msg: Any, cls: type[Message], out: _Out, depth: int) -> int
 
 def _subs(tag: bytes, msgs: Any, cls: type[Message], out: _Out, depth: int) -> int:
     """A repeated message field: ``_sub`` for each element, its checks hoisted."""
+    if type(out) is not list:  # encode_to's plan (see _stream.py)
+        return out.subs(tag, msgs, cls, depth)  # type: ignore[attr-defined,no-any-return]
     if depth <= 0 or not all(type(m) is cls for m in msgs):
         for i, m in enumerate(msgs):  # the slow path finds and names the bad element
             try:
@@ -309,10 +389,13 @@ def _attach(err: EncodeError, name: str) -> None:
 
 
 def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
+    values: Any
     size = 0
     name = "dims"
     try:
         dims = m.dims
+        if type(dims) is not list:
+            dims = _items(dims)
         if dims:
             if len(dims) == 1 and type(dims[0]) is int and 0 <= dims[0] < 0x80:
                 b = _DIMS[dims[0]]
@@ -333,19 +416,29 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
         if m.segment is not None:
             size += _sub(b"\x1a", m.segment, _Segment, out, depth)
         name = "float_data"
-        if m.float_data:
-            size += _length_delimited(b"\x22", _floats(m.float_data, "f"), out)
+        values = m.float_data
+        if type(values) is not array and type(values) is not memoryview:
+            values = _items(values)  # a decode(copy=False) view is written as it is
+        if values:
+            size += _length_delimited(b"\x22", _floats(values, "f"), out)
         name = "int32_data"
-        if m.int32_data:
-            payload = _packed_varints(m.int32_data, INT32_MIN, INT32_MAX, INT32)
-            size += _length_delimited(b"\x2a", payload, out)
+        values = m.int32_data
+        if type(values) is not array:
+            values = _items(values)
+        if values:
+            size += _packed(b"\x2a", values, INT32_MIN, INT32_MAX, INT32, out)
         name = "string_data"
-        if m.string_data:
-            size += _bytes_list(b"\x32", m.string_data, out)
+        values = m.string_data
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _bytes_list(b"\x32", values, out)
         name = "int64_data"
-        if m.int64_data:
-            payload = _packed_varints(m.int64_data, INT64_MIN, INT64_MAX, INT64)
-            size += _length_delimited(b"\x3a", payload, out)
+        values = m.int64_data
+        if type(values) is not array:
+            values = _items(values)
+        if values:
+            size += _packed(b"\x3a", values, INT64_MIN, INT64_MAX, INT64, out)
         name = "name"
         if m.name is not None:
             size += _length_delimited(b"\x42", _str(m.name), out)
@@ -359,18 +452,26 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
             else:
                 size += _length_delimited(b"\x4a", _bytes(raw), out)
         name = "double_data"
-        if m.double_data:
-            size += _length_delimited(b"\x52", _floats(m.double_data, "d"), out)
+        values = m.double_data
+        if type(values) is not array and type(values) is not memoryview:
+            values = _items(values)  # a decode(copy=False) view is written as it is
+        if values:
+            size += _length_delimited(b"\x52", _floats(values, "d"), out)
         name = "uint64_data"
-        if m.uint64_data:
-            payload = _packed_varints(m.uint64_data, 0, UINT64_MAX, UINT64)
-            size += _length_delimited(b"\x5a", payload, out)
+        values = m.uint64_data
+        if type(values) is not array:
+            values = _items(values)
+        if values:
+            size += _packed(b"\x5a", values, 0, UINT64_MAX, UINT64, out)
         name = "doc_string"
         if m.doc_string is not None:
             size += _length_delimited(b"\x62", _str(m.doc_string), out)
         name = "external_data"
-        if m.external_data:
-            size += _subs(b"\x6a", m.external_data, StringStringEntryProto, out, depth)
+        values = m.external_data
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _subs(b"\x6a", values, StringStringEntryProto, out, depth)
         name = "data_location"
         if m.data_location is not None:
             loc = _int(m.data_location, INT32_MIN, INT32_MAX)
@@ -379,10 +480,13 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
             out.append(b"\x70" + _varint(loc))
             size += 2
         name = "metadata_props"
-        if m.metadata_props:
-            size += _subs(b"\x82\x01", m.metadata_props, StringStringEntryProto, out, depth)
+        values = m.metadata_props
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _subs(b"\x82\x01", values, StringStringEntryProto, out, depth)
         name = "unknown_fields"
-        size += _trailer(m, out)
+        size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -403,17 +507,18 @@ def _segment(m: Any, out: _Out, depth: int) -> int:
             out.append(b)
             size += len(b)
         name = "unknown_fields"
-        size += _trailer(m, out)
+        size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
     return size
 
 
-def _trailer(m: Any, out: _Out) -> int:
-    if not m.unknown_fields:
+def _trailer(m: Any, out: _Out, depth: int = MAX_DEPTH) -> int:
+    unknown = m.unknown_fields
+    if type(unknown) is bytes and not unknown:
         return 0
-    b = _check_unknown(m.unknown_fields)
+    b = _check_unknown(m, depth)
     out.append(b)
     return len(b)
 
@@ -428,7 +533,7 @@ def _entry(m: StringStringEntryProto, out: _Out, depth: int) -> int:
         if m.value is not None:
             size += _length_delimited(b"\x12", _str(m.value), out)
         name = "unknown_fields"
-        size += _trailer(m, out)
+        size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -436,6 +541,7 @@ def _entry(m: StringStringEntryProto, out: _Out, depth: int) -> int:
 
 
 def _sparse(m: SparseTensorProto, out: _Out, depth: int) -> int:
+    values: Any
     size = 0
     name = "values"
     try:
@@ -445,12 +551,15 @@ def _sparse(m: SparseTensorProto, out: _Out, depth: int) -> int:
         if m.indices is not None:
             size += _sub(b"\x12", m.indices, TensorProto, out, depth)
         name = "dims"
-        if m.dims:
-            b = _unpacked_varints(0x18, m.dims, INT64_MIN, INT64_MAX)
+        values = m.dims
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            b = _unpacked_varints(0x18, values, INT64_MIN, INT64_MAX)
             out.append(b)
             size += len(b)
         name = "unknown_fields"
-        size += _trailer(m, out)
+        size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -477,25 +586,41 @@ def _head(m: Any, out: _Out, type_field: str) -> int:
 
 
 def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
+    values: Any
     size = _head(m, out, "elem_type")
     try:
         name = "tensor_values"
-        if m.tensor_values:
-            size += _subs(b"\x1a", m.tensor_values, TensorProto, out, depth)
+        values = m.tensor_values
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _subs(b"\x1a", values, TensorProto, out, depth)
         name = "sparse_tensor_values"
-        if m.sparse_tensor_values:
-            size += _subs(b"\x22", m.sparse_tensor_values, SparseTensorProto, out, depth)
+        values = m.sparse_tensor_values
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _subs(b"\x22", values, SparseTensorProto, out, depth)
         name = "sequence_values"
-        if m.sequence_values:
-            size += _subs(b"\x2a", m.sequence_values, SequenceProto, out, depth)
+        values = m.sequence_values
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _subs(b"\x2a", values, SequenceProto, out, depth)
         name = "map_values"
-        if m.map_values:
-            size += _subs(b"\x32", m.map_values, MapProto, out, depth)
+        values = m.map_values
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _subs(b"\x32", values, MapProto, out, depth)
         name = "optional_values"
-        if m.optional_values:
-            size += _subs(b"\x3a", m.optional_values, OptionalProto, out, depth)
+        values = m.optional_values
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _subs(b"\x3a", values, OptionalProto, out, depth)
         name = "unknown_fields"
-        size += _trailer(m, out)
+        size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -503,21 +628,28 @@ def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
 
 
 def _map(m: MapProto, out: _Out, depth: int) -> int:
+    values: Any
     size = _head(m, out, "key_type")
     try:
         name = "keys"
-        if m.keys:
-            b = _unpacked_varints(0x18, m.keys, INT64_MIN, INT64_MAX)
+        values = m.keys
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            b = _unpacked_varints(0x18, values, INT64_MIN, INT64_MAX)
             out.append(b)
             size += len(b)
         name = "string_keys"
-        if m.string_keys:
-            size += _bytes_list(b"\x22", m.string_keys, out)
+        values = m.string_keys
+        if type(values) is not list:
+            values = _items(values)
+        if values:
+            size += _bytes_list(b"\x22", values, out)
         name = "values"
         if m.values is not None:
             size += _sub(b"\x2a", m.values, SequenceProto, out, depth)
         name = "unknown_fields"
-        size += _trailer(m, out)
+        size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -543,7 +675,7 @@ def _optional(m: OptionalProto, out: _Out, depth: int) -> int:
         if m.optional_value is not None:
             size += _sub(b"\x3a", m.optional_value, OptionalProto, out, depth)
         name = "unknown_fields"
-        size += _trailer(m, out)
+        size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise

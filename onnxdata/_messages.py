@@ -62,28 +62,66 @@ class Message:
     _ARRAY_FIELDS: ClassVar[dict[str, str]] = {}
 
     @classmethod
-    def decode(cls, data: Any) -> Self:
-        """Decode ``data`` (bytes, bytearray, memoryview or mmap) into a new message.
+    def decode(cls, data: Any, *, copy: bool = True, max_size: int | None = None) -> Self:
+        """Decode ``data`` (bytes, bytearray, memoryview, mmap, any buffer) into a new message.
+
+        With ``copy=False`` nothing large is copied: ``raw_data``, the entries
+        of ``string_data`` and ``string_keys``, ``float_data`` and
+        ``double_data`` become read-only ``memoryview`` slices of ``data``
+        (float/double cast to ``'f'``/``'d'``; copies on big-endian hosts).
+        The message then keeps ``data`` alive, and sees any later change to
+        it; see docs/bigdata.md for the lifetime rule.
+
+        ``max_size`` refuses inputs longer than that many bytes, before
+        decoding anything (protobuf cannot parse more than 2 GiB; onnxdata has
+        no limit).
 
         Raises:
             DecodeError: the bytes are not a valid encoding of this message,
-                exactly when protobuf's parser would reject them.
-            TypeError: ``data`` is not a contiguous bytes-like object.
+                exactly when protobuf's parser would reject them, or they are
+                longer than ``max_size``.
+            TypeError: ``data`` is not a bytes-like object.
         """
         from ._decode import decode_message
 
-        return decode_message(cls, data)
+        return decode_message(cls, data, copy, max_size)
 
-    def encode(self) -> bytes:
+    def encode(self, *, max_size: int | None = None) -> bytes:
         """The protobuf wire encoding, byte-identical to protobuf's own.
+
+        Any size is allowed (protobuf cannot parse more than 2 GiB); ``max_size``
+        sets a limit, checked before the bytes are joined.
 
         Raises:
             TypeError: a field holds a value of the wrong type.
-            ValueError: a value is out of range, or nesting is deeper than 100.
+            ValueError: a value is out of range, nesting is deeper than 100,
+                or the encoding would be longer than ``max_size``
+                (:class:`EncodeValueError`).
         """
         from ._encode import encode_message
 
-        return encode_message(self)
+        return encode_message(self, max_size)
+
+    def encode_to(self, file: Any, *, max_size: int | None = None) -> int:
+        """Write the encoding to ``file`` (anything with ``write``) and return its length.
+
+        The bytes are those of :meth:`encode`, but the whole encoding never
+        exists in memory: a first pass checks every value and measures every
+        sub-message, a second writes, with payloads (``raw_data``, float
+        fields, ``string_data``) passed to ``file.write`` straight from their
+        own buffers.  Nothing is written if a value is invalid or the size is
+        over ``max_size``.  Extra memory: 8 bytes per sub-message, plus a
+        buffer of at most 1 MiB.  Don't change the message meanwhile.
+
+        Raises:
+            TypeError, ValueError, OverflowError: as :meth:`encode`, before
+                anything is written.
+            OSError: from ``file.write``.
+            RuntimeError: the message changed while it was written.
+        """
+        from ._stream import encode_to
+
+        return encode_to(self, file, max_size)
 
     @classmethod
     def FromString(cls, data: Any) -> Self:  # noqa: N802 - protobuf's name
@@ -116,12 +154,20 @@ class Message:
     __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
 
 
-def _bits(values: Any, code: str) -> bytes:
-    if not isinstance(values, array) or values.typecode != code:
-        try:
-            values = array(code, values)
-        except (TypeError, OverflowError):
-            return repr(values).encode()  # not floats at all: compare as objects
+def _bits(values: Any, code: str) -> bytes | memoryview:
+    """The bytes of a float field's values, to compare bit for bit.
+
+    An ``array`` or a ``copy=False`` view of the field's own type is compared
+    in place, through a byte view: no copy, however large.
+    """
+    if type(values) is array and values.typecode == code:
+        return values.tobytes() if len(values) < 1024 else memoryview(values).cast("B")
+    if type(values) is memoryview and values.format == code and values.c_contiguous:
+        return values.cast("B")
+    try:
+        values = array(code, values)
+    except (TypeError, OverflowError):
+        return repr(values).encode()  # not floats at all: compare as objects
     bits: bytes = values.tobytes()
     return bits
 

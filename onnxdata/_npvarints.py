@@ -49,7 +49,12 @@ def decode(np: Any, chunk: bytes, base: int, code: str) -> bytes:
     ends = np.flatnonzero(a < 0x80)
     if len(ends) == 0 or ends[-1] != len(a) - 1:
         at = base + (int(ends[-1]) + 1 if len(ends) else 0)
-        raise DecodeError(f"packed varint at offset {at} runs past the end", at)
+        left = len(a) - (at - base)
+        raise DecodeError(
+            f"packed varint at offset {at} runs past the end of the packed field "
+            f"({left} byte{'s' if left != 1 else ''} left)",
+            at,
+        )
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1

@@ -10,8 +10,9 @@ negative ``dims`` (onnx lets ``reshape`` infer ``-1``), data in a second storage
 field (onnx ignores it), FLOAT6 ``int32_data`` values above 63 (onnx masks them).
 
 Speed: ``raw_data`` becomes a read-only ``numpy.frombuffer`` view without
-copying (onnx's result is read-only too); float/double fields holding
-``array`` objects are copied by one ``memcpy``; integer lists go through one
+copying (onnx's result is read-only too), and so do float/double fields
+holding the ``memoryview`` of ``decode(copy=False)``; float/double fields
+holding ``array`` objects are copied by one ``memcpy``; integer lists go through one
 ``numpy.fromiter`` call.
 """
 
@@ -156,8 +157,12 @@ def _from_field(tensor: TensorProto, spec: DtypeSpec, dims: tuple[int, ...], cou
         raise _size_error(tensor, field, len(values), need, dims)
     float_dtype = _FLOAT_FIELD_DTYPES.get(field)
     if float_dtype is not None:
-        # array('f'/'d') -> one memcpy, every bit kept (signalling NaNs too).
-        floats = np.array(values, dtype=float_dtype)
+        if type(values) is memoryview and _LITTLE:
+            # decode(copy=False): a read-only view of the message's buffer, as for raw_data.
+            floats = np.frombuffer(values, dtype=float_dtype)
+        else:
+            # array('f'/'d') -> one memcpy, every bit kept (signalling NaNs too).
+            floats = np.array(values, dtype=float_dtype)
         return floats.view(spec.dtype).reshape(dims)
     ints = _ints(tensor, field, values, _INT_FIELD_DTYPES[field])
     if field == "int64_data":

@@ -24,6 +24,9 @@ VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
 # upb's limit: the top-level message plus 100 nested messages or groups.
 MAX_DEPTH = 100
 
+# The smallest length that needs more than 5 varint bytes: 2**35 (32 GiB).
+BIG_LENGTH = 1 << 35
+
 BIG_ENDIAN = sys.byteorder == "big"
 
 # What the decoder reads from: the input itself when it is ``bytes``, else a byte view.
@@ -48,9 +51,16 @@ LOW56 = (1 << 56) - 1
 CONTINUED = [0] + [int.from_bytes(b"\x80" * (k - 1) + b"\0", "little") for k in range(1, 11)]
 
 
-def left(end: int, pos: int) -> str:
+def past_end(buf: Buf, end: int, pos: int) -> str:
+    """Which end an item at ``pos`` runs past, and how many bytes were left.
+
+    Inside a sub-message "the end" alone would mislead: the input goes on.
+    """
     n = end - pos
-    return f"{n} byte{'s' if n != 1 else ''} left"
+    left = f"{n} byte{'s' if n != 1 else ''} left"
+    if end == len(buf):
+        return f"the end of the input ({left})"
+    return f"the end of the enclosing message at offset {end} ({left})"
 
 
 def read_varint(buf: Buf, pos: int, end: int) -> tuple[int, int]:
@@ -70,7 +80,7 @@ def read_varint(buf: Buf, pos: int, end: int) -> tuple[int, int]:
         shift += 7
         if shift == 70:
             raise DecodeError(f"varint at offset {start} is longer than 10 bytes", start)
-    raise DecodeError(f"varint at offset {start} runs past the end ({left(end, start)})", start)
+    raise DecodeError(f"varint at offset {start} runs past {past_end(buf, end, start)}", start)
 
 
 def read_tag(buf: Buf, pos: int, end: int) -> tuple[int, int]:
@@ -89,21 +99,24 @@ def read_tag(buf: Buf, pos: int, end: int) -> tuple[int, int]:
         shift += 7
         if shift == 35:
             raise DecodeError(f"tag at offset {start} is longer than 5 bytes", start)
-    raise DecodeError(f"tag at offset {start} runs past the end ({left(end, start)})", start)
+    raise DecodeError(f"tag at offset {start} runs past {past_end(buf, end, start)}", start)
 
 
 def read_length(buf: Buf, pos: int, end: int) -> tuple[int, int]:
     """Read a length prefix and check that the payload fits before ``end``.
 
     The check comes before anything is allocated, so a forged length costs nothing.
+    Like upb, a length takes at most 5 bytes (35 bits), except that a payload
+    of 32 GiB or more, which upb cannot hold anyway, may take the 6 to 10
+    bytes its value needs: there is no size ceiling here.
     """
     start = pos
     n = 0
     shift = 0
-    while True:  # at most 5 bytes, as upb reads lengths
+    while True:
         if pos >= end:
             raise DecodeError(
-                f"length at offset {start} runs past the end ({left(end, start)})", start
+                f"length at offset {start} runs past {past_end(buf, end, start)}", start
             )
         b = buf[pos]
         pos += 1
@@ -111,11 +124,14 @@ def read_length(buf: Buf, pos: int, end: int) -> tuple[int, int]:
         if b < 0x80:
             break
         shift += 7
-        if shift == 35:
-            raise DecodeError(f"length at offset {start} is longer than 5 bytes", start)
+        if shift == 70:
+            raise DecodeError(f"length at offset {start} is longer than 10 bytes", start)
+    if shift >= 35 and n < BIG_LENGTH:
+        # upb reads at most 5 bytes; only a payload of 32 GiB or more needs a sixth.
+        raise DecodeError(f"length at offset {start} is longer than 5 bytes", start)
     if n > end - pos:
         raise DecodeError(
-            f"length {n} at offset {start} runs past the end ({left(end, pos)})", start
+            f"length {n} at offset {start} runs past {past_end(buf, end, pos)}", start
         )
     return n, pos
 
@@ -154,11 +170,13 @@ def skip_payload(buf: Buf, start: int, pos: int, end: int, tag: int, depth: int)
         size = 8 if wire_type == I64 else 4
         if size > end - pos:
             raise DecodeError(
-                f"fixed{size * 8} value at offset {pos} runs past the end ({left(end, pos)})", pos
+                f"field {tag >> 3} (fixed{size * 8}) at offset {pos} runs past "
+                f"{past_end(buf, end, pos)}",
+                pos,
             )
         return pos + size
     if wire_type == SGROUP:
-        return skip_group(buf, pos, end, tag >> 3, depth)
+        return skip_group(buf, start, pos, end, tag >> 3, depth)
     if wire_type == EGROUP:
         raise DecodeError(
             f"end-group tag for field {tag >> 3} at offset {start} with no group open", start
@@ -168,13 +186,15 @@ def skip_payload(buf: Buf, start: int, pos: int, end: int, tag: int, depth: int)
     )
 
 
-def skip_group(buf: Buf, pos: int, end: int, number: int, depth: int) -> int:
-    """Skip a group's fields up to and including its end-group tag.
+def skip_group(buf: Buf, start: int, pos: int, end: int, number: int, depth: int) -> int:
+    """Skip a group (its start tag at ``start``) up to and including its end-group tag.
 
     A group counts against the nesting limit, as a sub-message does.
     """
     if depth <= 0:
-        raise DecodeError(f"nesting deeper than {MAX_DEPTH} at offset {pos}", pos)
+        raise DecodeError(
+            f"nesting deeper than {MAX_DEPTH} messages or groups at offset {start}", start
+        )
     while pos < end:
         tag_pos = pos
         tag, pos = read_tag(buf, pos, end)
@@ -187,17 +207,26 @@ def skip_group(buf: Buf, pos: int, end: int, number: int, depth: int) -> int:
                 )
             return pos
         pos = skip_payload(buf, tag_pos, pos, end, tag, depth - 1)
-    raise DecodeError(f"group of field {number} is not closed before the end", pos)
+    where = "the input" if end == len(buf) else "the enclosing message"
+    raise DecodeError(
+        f"group of field {number} at offset {start} is not closed before the end of "
+        f"{where} (offset {end})",
+        start,
+    )
+
+
+def packed_fixed_error(pos: int, n: int, typecode_size: int) -> DecodeError:
+    return DecodeError(
+        f"packed {'float' if typecode_size == 4 else 'double'} field of {n} bytes "
+        f"at offset {pos} is not a multiple of {typecode_size}",
+        pos,
+    )
 
 
 def read_packed_fixed(buf: Buf, pos: int, n: int, out: array[float], typecode_size: int) -> None:
     """Append ``n`` bytes of packed little-endian floats to ``out`` in one call."""
     if n % typecode_size:
-        raise DecodeError(
-            f"packed {'float' if typecode_size == 4 else 'double'} field of {n} bytes "
-            f"at offset {pos} is not a multiple of {typecode_size}",
-            pos,
-        )
+        raise packed_fixed_error(pos, n, typecode_size)
     if BIG_ENDIAN:  # pragma: no cover - exercised on big-endian hosts only
         tmp = array(out.typecode)
         tmp.frombytes(buf[pos : pos + n])

@@ -1,0 +1,578 @@
+"""Streaming: ``encode_to``, ``SequenceWriter`` and ``iter_sequence``.
+
+``encode()`` gathers references to every payload in a list and joins them
+once, so the whole encoding exists in memory at the end.  Streaming never
+holds it.  The ordinary encoder runs twice, each time handed a *plan* in
+place of its chunk list (a ``list`` subclass, which the encoder's
+``_sub``/``_subs``/``_packed`` hand sub-messages and long packed fields to):
+
+1. :class:`_Measure` drops every chunk and records the size of every
+   sub-message, in the order the encoder meets them (a length prefix comes
+   before its payload, so it must be known first): 8 bytes each, in an
+   ``array``.  This pass also checks every value, so an invalid message
+   raises before anything is written, with ``encode()``'s own error.
+2. :class:`_Emit` passes every chunk to ``write`` as the encoder makes it:
+   ``raw_data``, float fields and string entries straight from their own
+   buffers, small chunks gathered first, each sub-message's length read back
+   from the array.
+
+Field order, checks and errors are therefore ``encode()``'s by construction.
+A long packed integer field is the one payload that must be made rather than
+referenced: it is varint-encoded ``PIECE`` values at a time.
+
+Reading a sequence back one element at a time needs no second pass at all:
+the wire reader steps from one element's tag to the next, and only the
+element asked for is decoded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from array import array
+
+from ._decode import _ELEMENTS as _ELEMENT_DECODERS
+from ._decode import _settle, _state
+from ._encode import (
+    _ENCODERS,
+    _attach,
+    _length_delimited,
+    _packed_varints,
+    check_sub,
+    too_large,
+)
+from ._errors import DecodeError, EncodeError
+from ._messages import (
+    MapProto,
+    Message,
+    OptionalProto,
+    SequenceProto,
+    SparseTensorProto,
+    TensorProto,
+)
+from ._wire import LEN, MAX_DEPTH, encode_varint, read_length, read_tag, skip_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable, Iterable, Iterator
+    from types import TracebackType
+    from typing import Any, BinaryIO
+
+PIECE = 1 << 16  # values of a long packed integer field encoded at a time
+_DIRECT = 1 << 16  # chunks this long or longer go to write() as they are
+_GATHER = 1 << 20  # smaller chunks are gathered up to this many bytes
+_MAX_WRITE = 1 << 30  # one write() call passes at most this much
+_RELEASE = 16 << 20  # iter_sequence gives back the pages it has read, this many at a time
+
+
+# -- the two passes -------------------------------------------------------------------
+
+
+def _pieces(values: Any, lo: int, hi: int, code: str) -> Iterator[bytes]:
+    """A long packed integer field's varints, ``PIECE`` values at a time.
+
+    Checks values as ``encode()`` does; a bad one is named by its index in
+    the whole field, not in the piece.
+    """
+    for i in range(0, len(values), PIECE):
+        try:
+            yield _packed_varints(values[i : i + PIECE], lo, hi, code)
+        except EncodeError as err:
+            parts = err._parts
+            if parts and parts[-1].startswith("["):
+                parts[-1] = f"[{int(parts[-1][1:-1]) + i}]"
+            raise
+
+
+def _is_long(values: Any) -> bool:
+    try:
+        return len(values) > PIECE
+    except TypeError:
+        return False
+
+
+class _Plan(list):  # type: ignore[type-arg]
+    """What the encoder gets instead of its chunk list; see the module docstring."""
+
+    __slots__ = ()
+
+    def subs(self, tag: bytes, msgs: Iterable[Any], cls: type[Message], depth: int) -> int:
+        size = 0
+        i = 0
+        try:
+            for i, m in enumerate(msgs):  # noqa: B007 - i names the element on error
+                size += self.sub(tag, m, cls, depth)
+        except EncodeError as err:
+            err._within(f"[{i}]")
+            raise
+        return size
+
+    def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
+        raise NotImplementedError  # pragma: no cover
+
+
+class _Measure(_Plan):
+    """Pass 1: checks everything, writes nothing, records sub-message sizes."""
+
+    __slots__ = ("sizes",)
+
+    def __init__(self, sizes: array[int]) -> None:
+        super().__init__()
+        self.sizes = sizes
+
+    def append(self, chunk: Any) -> None:
+        pass
+
+    def extend(self, chunks: Iterable[Any]) -> None:
+        pass
+
+    def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
+        check_sub(msg, cls, depth)
+        sizes = self.sizes
+        slot = len(sizes)
+        sizes.append(0)
+        n = _ENCODERS[cls](msg, self, depth - 1)
+        sizes[slot] = n
+        return len(tag) + len(encode_varint(n)) + n
+
+    def packed(self, tag: bytes, values: Any, lo: int, hi: int, code: str) -> int:
+        if not _is_long(values):
+            return _length_delimited(tag, _packed_varints(values, lo, hi, code), self)
+        n = sum(map(len, _pieces(values, lo, hi, code)))
+        self.sizes.append(n)
+        return len(tag) + len(encode_varint(n)) + n
+
+
+class _Emit(_Plan):
+    """Pass 2: every chunk to the sink; sizes from pass 1, in the same order."""
+
+    __slots__ = ("next_size", "sink")
+
+    def __init__(self, sink: _Sink, next_size: Callable[[], int]) -> None:
+        super().__init__()
+        self.sink = sink
+        self.next_size = next_size
+
+    def append(self, chunk: Any) -> None:
+        self.sink.put(chunk)
+
+    def extend(self, chunks: Iterable[Any]) -> None:
+        put = self.sink.put
+        for chunk in chunks:
+            put(chunk)
+
+    def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
+        head = tag + encode_varint(self.next_size())
+        self.sink.put(head)
+        return len(head) + _ENCODERS[cls](msg, self, depth - 1)
+
+    def packed(self, tag: bytes, values: Any, lo: int, hi: int, code: str) -> int:
+        if not _is_long(values):
+            return _length_delimited(tag, _packed_varints(values, lo, hi, code), self)
+        head = tag + encode_varint(self.next_size())
+        self.sink.put(head)
+        n = 0
+        for piece in _pieces(values, lo, hi, code):
+            self.sink.put(piece)
+            n += len(piece)
+        return len(head) + n
+
+
+class _Sink:
+    """Chunks to ``write``: small ones gathered, large ones passed as they are."""
+
+    __slots__ = ("_gathered", "_write", "written")
+
+    def __init__(self, write: Callable[[Any], Any]) -> None:
+        self._write = write
+        self._gathered = bytearray()
+        self.written = 0
+
+    def put(self, chunk: Any) -> None:
+        n = len(chunk)
+        self.written += n
+        if n < _DIRECT:
+            gathered = self._gathered
+            gathered += chunk
+            if len(gathered) >= _GATHER:
+                self.flush()
+        else:
+            self.flush()
+            self._out(chunk)
+
+    def flush(self) -> None:
+        if self._gathered:
+            gathered = self._gathered
+            self._gathered = bytearray()  # write() may keep the old one: never reuse it
+            self._out(gathered)
+
+    def _out(self, data: Any) -> None:
+        view = memoryview(data)
+        total = len(view)
+        pos = 0
+        while pos < total:
+            piece = view[pos : pos + _MAX_WRITE]
+            n = self._write(piece)
+            # A raw file may write less than asked; None means all (or a file
+            # object that does not say).
+            pos += len(piece) if n is None else n
+
+
+def _writer_of(file: Any) -> Callable[[Any], Any]:
+    write = getattr(file, "write", None)
+    if not callable(write):
+        raise TypeError(f"expected a file object with a write method, got {type(file).__name__}")
+    return write  # type: ignore[no-any-return]
+
+
+def _changed(written: int, measured: int) -> RuntimeError:
+    return RuntimeError(
+        f"the message changed while it was written: {written} bytes, {measured} measured"
+    )
+
+
+def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:
+    """See :meth:`Message.encode_to`."""
+    cls = type(msg)
+    encoder = _ENCODERS.get(cls)
+    if encoder is None:
+        raise TypeError(f"not an onnxdata message: {cls.__name__}")
+    write = _writer_of(file)
+    sizes: array[int] = array("q")
+    try:
+        total = encoder(msg, _Measure(sizes), MAX_DEPTH)
+        if max_size is not None and total > max_size:
+            raise too_large(total, max_size)
+    except EncodeError as err:
+        err._within(cls.__qualname__)
+        raise
+    sink = _Sink(write)
+    encoder(msg, _Emit(sink, iter(sizes).__next__), MAX_DEPTH)
+    sink.flush()
+    if sink.written != total:  # pragma: no cover - another thread changed the message
+        raise _changed(sink.written, total)
+    return total
+
+
+# -- SequenceWriter ------------------------------------------------------------------
+
+# SequenceProto.DataType -> (tag, element class, field name)
+_KINDS: dict[int, tuple[bytes, type[Message], str]] = {
+    1: (b"\x1a", TensorProto, "tensor_values"),
+    2: (b"\x22", SparseTensorProto, "sparse_tensor_values"),
+    3: (b"\x2a", SequenceProto, "sequence_values"),
+    4: (b"\x32", MapProto, "map_values"),
+    5: (b"\x3a", OptionalProto, "optional_values"),
+}
+_KIND_OF_CLASS = {cls: kind for kind, (_, cls, _) in _KINDS.items()}
+
+
+class SequenceWriter:
+    """Write a ``SequenceProto`` one element at a time, in constant memory.
+
+    ``target`` is a path or a binary file object.  A path is written
+    atomically: to a temporary file in the same directory, renamed over
+    ``target`` by :meth:`close` (or a clean exit from the ``with`` block), and
+    removed instead if the block raises or :meth:`abort` is called, so that
+    ``target`` is either its old self or the complete new sequence.  A file
+    object is written in place and left open.
+
+    ``elem_type`` is a ``SequenceProto.DataType`` (``TENSOR``, ``MAP``, ...) or
+    the element class; every element must be of that class.  The bytes are
+    exactly ``SequenceProto(name=name, elem_type=elem_type, <kind>_values=[...]).encode()``.
+
+    Raises:
+        ValueError: ``elem_type`` is not one of the five element types.
+        TypeError: ``name`` is not a ``str`` (an ``EncodeTypeError``).
+        OSError: the file cannot be created or written.
+    """
+
+    def __init__(self, target: Any, elem_type: Any, *, name: str | None = None) -> None:
+        kind = _KIND_OF_CLASS.get(elem_type) if isinstance(elem_type, type) else elem_type
+        if type(kind) is bool or kind not in _KINDS:
+            raise ValueError(
+                f"elem_type must be a SequenceProto.DataType from TENSOR (1) to OPTIONAL (5) "
+                f"or an element class, not {elem_type!r}"
+            )
+        self._tag, self._cls, self._field = _KINDS[kind]
+        header = SequenceProto(name=name, elem_type=kind).encode()  # fields 1 and 2 come first
+        self.count = 0
+        self._closed = False
+        self._file: Any = None
+        self._atomic: _AtomicFile | None = None
+        if isinstance(target, (str, bytes, os.PathLike)):
+            self._atomic = _AtomicFile(target)
+            self._file = self._atomic.file
+        else:
+            self._file = target
+        self._sink = _Sink(_writer_of(self._file))
+        try:
+            self._sink.put(header)
+        except BaseException:
+            self.abort()
+            raise
+
+    def append(self, element: Message) -> None:
+        """Write one element.
+
+        The element is checked before any of it is written, so a bad element
+        raises and leaves the writer as it was.
+
+        Raises:
+            TypeError: the element is not of the writer's ``elem_type``, or a
+                field holds a value of the wrong type (an ``EncodeTypeError``).
+            ValueError: as :meth:`Message.encode`; or the writer is closed.
+            OSError: from writing.
+        """
+        if self._closed:
+            raise ValueError("append() on a closed SequenceWriter")
+        sizes: array[int] = array("q")
+        try:
+            n = _Measure(sizes).sub(self._tag, element, self._cls, MAX_DEPTH)
+        except EncodeError as err:
+            err._within(f"[{self.count}]")
+            _attach(err, self._field)
+            err._within("SequenceProto")
+            raise
+        before = self._sink.written
+        _Emit(self._sink, iter(sizes).__next__).sub(self._tag, element, self._cls, MAX_DEPTH)
+        if self._sink.written - before != n:  # pragma: no cover - changed by another thread
+            raise _changed(self._sink.written - before, n)
+        self.count += 1
+
+    def __len__(self) -> int:
+        return self.count
+
+    def close(self) -> None:
+        """Write out what is gathered; for a path, sync and rename into place.
+
+        Raises:
+            OSError: from writing, syncing or renaming (the temporary file is
+                then removed and ``target`` left as it was).
+        """
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._sink.flush()
+            if self._atomic is not None:
+                self._atomic.commit()
+            else:
+                flush = getattr(self._file, "flush", None)
+                if flush is not None:
+                    flush()
+        except BaseException:
+            if self._atomic is not None:
+                self._atomic.discard()
+            raise
+
+    def abort(self) -> None:
+        """Give up: for a path, remove the temporary file and leave ``target`` alone."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._atomic is not None:
+            self._atomic.discard()
+
+    def __enter__(self) -> SequenceWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+class _AtomicFile:
+    """A temporary file beside ``path``, renamed over it when complete.
+
+    ``os.replace`` is atomic on POSIX and Windows: a reader sees the old file or
+    the new one, never a mix; ``fsync`` first makes the new contents durable
+    before the name points at them, and the directory is synced after.
+    """
+
+    def __init__(self, path: Any) -> None:
+        # A symlink stays a symlink: the file it points to is replaced.
+        self.path = os.path.realpath(os.fsdecode(path))
+        folder, base = os.path.split(self.path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        while True:
+            self.temp = os.path.join(folder, f".{base}.{os.urandom(4).hex()}.tmp")
+            try:
+                fd = os.open(self.temp, flags, 0o666)  # the umask applies, as for open()
+                break
+            except FileExistsError:  # pragma: no cover - 32 random bits collided
+                continue
+        try:
+            self._keep_mode(fd)
+            self.file: BinaryIO = os.fdopen(fd, "wb")
+        except BaseException:
+            os.close(fd)
+            os.unlink(self.temp)
+            raise
+
+    def _keep_mode(self, fd: int) -> None:
+        """A file replaced keeps its permission bits."""
+        try:
+            mode = os.stat(self.path).st_mode & 0o7777
+        except OSError:
+            return
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+
+    def commit(self) -> None:
+        try:
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+            os.replace(self.temp, self.path)
+        except BaseException:
+            self.discard()
+            raise
+        _sync_folder(os.path.dirname(self.path))
+
+    def discard(self) -> None:
+        with contextlib.suppress(OSError):  # the error that brought us here matters more
+            self.file.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.temp)
+
+
+def _sync_folder(folder: str) -> None:
+    """Make a rename durable (POSIX); a no-op where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:  # pragma: no cover - Windows
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover - file systems that refuse it
+        pass
+    finally:
+        os.close(fd)
+
+
+# -- iter_sequence ------------------------------------------------------------------
+
+_ELEMENTS: dict[int, tuple[type[Message], str]] = {
+    kind + 2: (cls, name) for kind, (_, cls, name) in _KINDS.items()
+}  # field number (3..7) -> (class, field name)
+
+
+def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = True) -> Iterator[Message]:
+    """The elements of the ``SequenceProto`` file at ``path``, one at a time.
+
+    Each element is decoded when the loop reaches it; the wire reader steps
+    over the rest of the file, which is memory-mapped, and gives the pages
+    back as it goes, so memory stays flat however long the file is.  With
+    ``copy=False`` (the default) elements hold views of the mapping (see
+    ``Message.decode``), which stays open as long as any of them lives.
+    Elements come in file order; ``name``, ``elem_type`` and unknown fields
+    are skipped.
+
+    Raises:
+        DecodeError: at the first malformed part, with the path and offset
+            ``SequenceProto.decode`` would report; elements before it have
+            been yielded.
+        OSError: the file cannot be opened.
+    """
+    from ._files import open_buffer
+
+    buf, mapping = open_buffer(path, mmap)
+    try:
+        yield from _elements(buf, copy, mapping)
+    finally:
+        _release(buf, mapping)
+
+
+def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
+    """The elements of the sequence in ``buf``; see :func:`iter_sequence`.
+
+    The loop of ``_decode._sequence``, one element per step: one-byte tags and
+    lengths read inline, the element decoded straight into a blank message
+    (with the ``copy=False`` flag raised only while it decodes, since the
+    caller's code runs between elements).
+    """
+    pos, end = 0, len(buf)
+    counts = dict.fromkeys(_ELEMENTS, 0)
+    advise: Any = getattr(mapping, "madvise", None)
+    dont_need = _DONTNEED if advise else None
+    released = 0
+    views = not copy
+    state = _state
+    fnum = 0
+    while pos < end:
+        start = pos
+        try:
+            tag = buf[pos]
+            pos += 1
+            if tag >= 0x80:
+                fnum = 0
+                tag, pos = read_tag(buf, start, end)
+            fnum = tag >> 3
+            if tag & 7 != LEN or fnum not in _ELEMENTS:
+                if tag != 0x0A and tag != 0x10:
+                    fnum = 0  # an unknown field: no name in the path
+                pos = skip_field(buf, start, pos, end, tag, MAX_DEPTH)
+                continue
+            n = buf[pos] if pos < end else 0x80
+            if n < 0x80 and n < end - pos:
+                pos += 1
+            else:
+                n, pos = read_length(buf, pos, end)
+            new, decode, _ = _ELEMENT_DECODERS[fnum]
+            element = new()
+            if views:
+                state.views = True
+            try:
+                decode(buf, pos, pos + n, element, MAX_DEPTH - 1)
+            finally:
+                if views:
+                    state.views = False
+                _settle()
+            pos += n
+            counts[fnum] += 1
+        except DecodeError as err:
+            if fnum in _ELEMENTS:
+                err._within(f"{_ELEMENTS[fnum][1]}[{counts[fnum]}]")
+            elif fnum:
+                err._within("name" if fnum == 1 else "elem_type")
+            err._within("SequenceProto")
+            raise
+        except (IndexError, OverflowError) as exc:  # pragma: no cover - as in _decode
+            raise DecodeError(f"malformed input near offset {pos}: {exc!r}", pos) from exc
+        yield element
+        if dont_need is not None and pos - released >= _RELEASE:
+            # Drop the pages read so far from this process (the file keeps them
+            # in the page cache; a view touched again faults them back in).
+            upto = pos - pos % _PAGE
+            advise(dont_need, released, upto - released)
+            released = upto
+
+
+def _mmap_constants() -> tuple[int, int | None]:
+    try:
+        import mmap
+    except ImportError:  # pragma: no cover - platforms without mmap
+        return 4096, None
+    return mmap.PAGESIZE, getattr(mmap, "MADV_DONTNEED", None)
+
+
+_PAGE, _DONTNEED = _mmap_constants()
+
+
+def _release(buf: Any, mapping: Any) -> None:
+    """Unmap now if no element holds a view of the mapping; else when the last goes."""
+    if mapping is None:
+        return
+    try:
+        buf.release()
+        mapping.close()
+    except BufferError:
+        pass
