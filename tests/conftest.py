@@ -49,4 +49,3 @@ _profile = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 if os.environ.get("CI") and _profile != "long":
     _profile = "ci"
 settings.load_profile(_profile)
-

@@ -90,6 +90,11 @@ class RawField:
     size: int = 0
     desc: Any = field(default=None, repr=False)  # message descriptor of a parsed payload
 
+    def clone(self) -> RawField:
+        """A deep copy (the descriptor is shared, not copied)."""
+        value = [f.clone() for f in self.value] if isinstance(self.value, list) else self.value
+        return RawField(self.number, self.wire_type, value, self.tag_size, self.size, self.desc)
+
     def encode(self) -> bytes:
         t = tag(self.number, self.wire_type, self.tag_size)
         wt = self.wire_type
@@ -138,7 +143,9 @@ def parse_fields(data: bytes, desc: Any = None) -> list[RawField]:
             fd = by_number.get(number) if not stack else None
             if fd is not None and fd.type == FieldDescriptor.TYPE_MESSAGE:
                 current.append(
-                    RawField(number, wt, parse_fields(payload, fd.message_type), desc=fd.message_type)
+                    RawField(
+                        number, wt, parse_fields(payload, fd.message_type), desc=fd.message_type
+                    )
                 )
             else:
                 current.append(RawField(number, wt, payload))
