@@ -1,0 +1,298 @@
+"""Seed inputs for the fuzz targets and the CI differential run.
+
+    python tests/fuzz/seeds.py OUT_DIR [--max-size N]
+
+writes ``OUT_DIR/<type>/`` (one file per seed, named by content hash) for the
+seven message types, and ``OUT_DIR/wire.dict``, a libFuzzer dictionary of
+tags, over-long varints and group markers.  Nothing binary is committed: the
+seeds are rebuilt from two sources every time.
+
+* **The onnx wheel's backend test data** (``onnx/backend/test/data/**/*.pb``):
+  each file is typed by the model next to it, as onnx's backend runner reads
+  it (``input_N.pb`` holds a value of ``graph.input[N]``).  Files above
+  ``--max-size`` bytes are left out (the fuzzer is given a ``-max_len`` of
+  that size anyway).  ``Segment`` and ``StringStringEntryProto`` have no
+  files; they get the hand-made cases and the sub-messages found in tensors.
+* **Hand-made cases** built here with :mod:`wirekit` from the oracle's
+  descriptors: every field alone with edge values (minimal and over-long
+  varints, packed, unpacked, empty), a message with every field, unknown
+  fields of each wire type and nested groups, duplicated singular messages,
+  nesting at exactly the limit and one past it, and a few malformed inputs
+  (truncations, forged lengths, bad wire types).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import re
+import struct
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import differential  # noqa: E402  (puts tests/ on sys.path)
+import onnx  # noqa: E402
+import wirekit as wk  # noqa: E402
+from google.protobuf.descriptor import FieldDescriptor  # noqa: E402
+from oracle import ORACLE  # noqa: E402
+
+import onnxdata  # noqa: E402
+
+_T = FieldDescriptor
+DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
+_KIND = {
+    "tensor_type": onnxdata.TensorProto,
+    "sparse_tensor_type": onnxdata.SparseTensorProto,
+    "sequence_type": onnxdata.SequenceProto,
+    "map_type": onnxdata.MapProto,
+    "optional_type": onnxdata.OptionalProto,
+}
+_NAME = re.compile(r"(?:(?P<prefix>.+)_)?(?P<kind>input|output)_(?P<index>\d+)\.pb")
+
+
+@functools.cache
+def _graph(model: Path) -> Any:
+    return onnx.load(str(model), load_external_data=False).graph
+
+
+def backend_files() -> list[tuple[type, Path]]:
+    """(message class, path) for every ``.pb`` of the onnx wheel's backend test data."""
+    out = []
+    for path in sorted(DATA.rglob("*.pb")) if DATA.is_dir() else []:
+        match = _NAME.fullmatch(path.name)
+        if not match:
+            continue
+        if match["prefix"]:
+            model = path.with_name(match["prefix"] + ".onnx")
+        else:
+            model = path.parent.parent / "model.onnx"
+        graph = _graph(model)
+        values = graph.input if match["kind"] == "input" else graph.output
+        kind = values[int(match["index"])].type.WhichOneof("value")
+        out.append((_KIND[kind], path))
+    return out
+
+
+# --------------------------------------------------------------------------
+# hand-made cases
+
+_VARINTS = [0, 1, 127, 128, 300, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 1]
+_VARINT_TYPES = {_T.TYPE_INT32, _T.TYPE_INT64, _T.TYPE_UINT64, _T.TYPE_ENUM}
+
+
+def _scalar_payloads(fd: Any) -> list[bytes]:
+    """Element encodings (no tag) of field ``fd`` for a packed or unpacked field."""
+    if fd.type == _T.TYPE_FLOAT:
+        return [struct.pack("<f", x) for x in (0.0, -0.0, 1.5, float("inf"))] + [
+            struct.pack("<I", 0x7F800001)
+        ]
+    if fd.type == _T.TYPE_DOUBLE:
+        return [struct.pack("<d", x) for x in (0.0, -0.0, 2.5, float("nan"))] + [
+            struct.pack("<Q", 0x7FF0000000000001)
+        ]
+    return [wk.varint(v) for v in _VARINTS] + [wk.varint(1, 10), wk.varint(5, 3)]
+
+
+def _element_wt(fd: Any) -> int:
+    return {_T.TYPE_FLOAT: wk.I32, _T.TYPE_DOUBLE: wk.I64}.get(fd.type, wk.VARINT)
+
+
+def field_cases(desc: Any, depth: int = 0) -> list[bytes]:
+    """Single valid fields of message ``desc``, each in several encodings."""
+    out: list[bytes] = []
+    for fd in desc.fields:
+        n = fd.number
+        if fd.type == _T.TYPE_MESSAGE:
+            out.append(wk.f_len(n, b""))
+            if depth < 2:
+                full = full_message(fd.message_type, depth + 1)
+                out.append(wk.f_len(n, full))
+                out.append(wk.f_len(n, full) + wk.f_len(n, full))  # repeated / merged
+        elif fd.type in (_T.TYPE_STRING, _T.TYPE_BYTES):
+            for payload in (b"", b"abc", "é日".encode(), b"\xff\xfe", bytes(range(20))):
+                out.append(wk.f_len(n, payload))
+            out.append(wk.tag(n, wk.LEN) + wk.varint(3, 5) + b"xyz")  # 5-byte length
+        else:
+            elems = _scalar_payloads(fd)
+            wt = _element_wt(fd)
+            if fd.is_repeated:
+                out.append(wk.f_len(n, b"".join(elems)))  # packed
+                out.append(wk.f_len(n, b""))  # empty packed
+                out.append(b"".join(wk.tag(n, wt) + e for e in elems))  # unpacked
+                out.append(wk.tag(n, wt) + elems[1] + wk.f_len(n, elems[2]))  # mixed
+            else:
+                for e in elems:
+                    out.append(wk.tag(n, wt) + e)
+                out.append(wk.tag(n, wt, 5) + elems[1])  # 5-byte tag
+    return out
+
+
+def full_message(desc: Any, depth: int = 0) -> bytes:
+    """One valid message of ``desc`` with every field set, in field-number order."""
+    parts = []
+    for fd in sorted(desc.fields, key=lambda f: f.number):
+        n = fd.number
+        if fd.type == _T.TYPE_MESSAGE:
+            parts.append(
+                wk.f_len(n, full_message(fd.message_type, depth + 1) if depth < 2 else b"")
+            )
+        elif fd.type in (_T.TYPE_STRING, _T.TYPE_BYTES):
+            parts.append(wk.f_len(n, b"ab"))
+        elif fd.type == _T.TYPE_ENUM:
+            parts.append(wk.f_varint(n, 1))
+        else:
+            elems = _scalar_payloads(fd)[:3]
+            if fd.is_repeated and fd.name not in ("dims", "keys"):  # written packed
+                parts.append(wk.f_len(n, b"".join(elems)))
+            else:
+                parts.append(b"".join(wk.tag(n, _element_wt(fd)) + e for e in elems[:2]))
+    return b"".join(parts)
+
+
+def unknown_cases() -> list[bytes]:
+    """Fields no message here knows (number 19999 and 2**29-1), of every wire type."""
+    big = 2**29 - 1
+    return [
+        wk.f_varint(19999, 2**64 - 1),
+        wk.tag(19999, wk.VARINT) + wk.varint(7, 10),
+        wk.tag(19999, wk.I64) + bytes(8),
+        wk.tag(19999, wk.I32) + b"\x01\x02\x03\x04",
+        wk.f_len(19999, b"payload"),
+        wk.f_group(19999),
+        wk.f_group(19999, wk.f_varint(1, 1) + wk.f_group(2, wk.f_len(3, b"x")) + wk.f_varint(0, 0)),
+        wk.tag(big, wk.VARINT) + b"\x00",
+        wk.f_group(big, wk.tag(0, wk.LEN) + b"\x00"),
+    ]
+
+
+def nesting(cls: type, levels: int) -> bytes | None:
+    """``cls`` with ``levels`` nested sub-messages (100 is the limit), or None."""
+    field = {
+        onnxdata.SequenceProto: 5,
+        onnxdata.OptionalProto: 7,
+    }.get(cls)
+    if field is None:
+        return None
+    data = b""
+    for _ in range(levels):
+        data = wk.f_len(field, data)
+    return data
+
+
+def malformed(valid: bytes) -> list[bytes]:
+    out = [
+        b"\x80",  # truncated tag
+        b"\x08",  # tag with no value
+        b"\x08\x80",  # truncated varint
+        b"\x08" + b"\xff" * 10 + b"\x01",  # 11-byte varint
+        b"\x0a\x05ab",  # length past the end
+        b"\x0a" + wk.varint(2**62),  # a length claiming 2**62 bytes
+        b"\x0e\x00",  # wire type 6
+        b"\x0f\x00",  # wire type 7
+        b"\x00\x00",  # field 0
+        b"\x0c",  # end-group with no group
+        b"\x0b\x14",  # end-group of another field
+        b"\x0b",  # group not closed
+        b"\xff\xff\xff\xff\x1f",  # tag > 32 bits
+        b"\x80\x80\x80\x80\x80\x00",  # 6-byte tag
+    ]
+    if valid:
+        out += [valid[: len(valid) // 2], valid[:-1], valid + b"\x80"]
+    return out
+
+
+def hand_made(cls: type) -> list[bytes]:
+    desc = ORACLE[cls].DESCRIPTOR
+    full = full_message(desc)
+    cases = [b"", full, full + full, *field_cases(desc), *malformed(full)]
+    cases += [u + full for u in unknown_cases()] + [full + u for u in unknown_cases()]
+    for levels in (99, 100, 101):
+        deep = nesting(cls, levels)
+        if deep is not None:
+            cases.append(deep)
+    if cls is onnxdata.SequenceProto:
+        # Every kind of sub-message field at level 100 and 101 (each has its own depth check).
+        for number, leaf in ((3, wk.f_len(3, b"")), (3, wk.f_len(13, b"")), (4, wk.f_len(2, b"")),
+                             (6, wk.f_len(5, b"")), (7, wk.f_len(3, b""))):  # fmt: skip
+            for levels in (98, 99):
+                data = wk.f_len(number, leaf)
+                for _ in range(levels):
+                    data = wk.f_len(5, data)
+                cases.append(data)
+    groups = wk.f_group(19999)
+    for _ in range(99):
+        groups = wk.f_group(19999, groups)
+    cases += [groups, wk.f_group(19999, groups)]  # 100 and 101 nested groups
+    return cases
+
+
+def seeds(cls: type, max_size: int = 4096) -> list[bytes]:
+    """Every seed for ``cls``: backend files of that type, then the hand-made cases."""
+    found = [p.read_bytes() for c, p in backend_files() if c is cls]
+    if cls in (onnxdata.TensorProto.Segment, onnxdata.StringStringEntryProto):
+        # Sub-message payloads found in the tensors' test data.
+        number = 3 if cls is onnxdata.TensorProto.Segment else 13
+        for c, p in backend_files():
+            if c is onnxdata.TensorProto:
+                for f in wk.parse_fields(p.read_bytes()):
+                    if f.number == number and f.wire_type == wk.LEN:
+                        found.append(f.value)
+    out = [b for b in found if len(b) <= max_size] + hand_made(cls)
+    return list(dict.fromkeys(b for b in out if len(b) <= max_size))
+
+
+def dictionary() -> list[bytes]:
+    """Tokens for libFuzzer's ``-dict``: every field's tag in each wire type, and more."""
+    tokens: set[bytes] = set()
+    for cls in ORACLE.values():
+        for fd in cls.DESCRIPTOR.fields:
+            for wt in range(6):
+                tokens.add(wk.tag(fd.number, wt))
+    tokens.update(
+        [
+            b"\x80\x80\x80\x80\x00",
+            b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01",
+            b"\xff\xff\xff\xff\x0f",
+            b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x00",
+            wk.tag(19999, wk.SGROUP),
+            wk.tag(19999, wk.EGROUP),
+            wk.tag(2**29 - 1, wk.LEN),
+            struct.pack("<I", 0x7F800001),
+        ]
+    )
+    return sorted(tokens)
+
+
+def _dict_line(token: bytes) -> str:
+    return '"' + "".join(f"\\x{b:02x}" for b in token) + '"'
+
+
+def write(out: Path, max_size: int) -> dict[str, int]:
+    counts = {}
+    for short, cls in differential.SHORT.items():
+        d = out / short
+        d.mkdir(parents=True, exist_ok=True)
+        items = seeds(cls, max_size)
+        for data in items:
+            (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
+        counts[short] = len(items)
+    (out / "wire.dict").write_text("".join(_dict_line(t) + "\n" for t in dictionary()))
+    return counts
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("out", type=Path)
+    p.add_argument("--max-size", type=int, default=4096)
+    args = p.parse_args()
+    for short, n in write(args.out, args.max_size).items():
+        print(f"{short}: {n} seeds")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+"""The atheris harness every ``fuzz_<type>.py`` runs: one message type per process.
+
+onnxdata is imported under atheris's instrumentation (so libFuzzer's coverage
+counters, ``cov``/``ft`` in its status lines, measure onnxdata's own branches);
+the oracle (upb, C code) is not instrumented.  Each input goes through
+:func:`differential.compare`, and any :class:`differential.Divergence` or any
+exception other than ``onnxdata.DecodeError`` is a crash that libFuzzer saves
+as ``crash-<sha1>`` (see ``-artifact_prefix``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import atheris
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))  # this checkout's onnxdata
+sys.path.insert(0, str(HERE))
+
+with atheris.instrument_imports(include=["onnxdata"]):
+    import onnxdata
+    import onnxdata._decode
+    import onnxdata._encode
+    import onnxdata._npvarints
+    import onnxdata._wire
+
+import differential  # noqa: E402
+
+
+def main(short: str) -> None:
+    cls = differential.SHORT[short]
+    assert onnxdata.__file__.startswith(str(HERE.parent.parent)), onnxdata.__file__
+    compare = differential.compare
+
+    def test_one_input(data: bytes) -> None:
+        compare(cls, data)
+
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
