@@ -38,13 +38,13 @@ SCALE = float(os.environ.get("ONNXDATA_DIFF_SCALE", "1"))
 SEED = int(os.environ.get("ONNXDATA_DIFF_SEED", "20261129"))
 # Cases per message type at scale 1 (the containers' cases cost more).
 CASES = {
-    "tensor": 9000,
-    "segment": 3000,
-    "entry": 3000,
-    "sparse": 4000,
-    "sequence": 4000,
-    "map": 4000,
-    "optional": 4000,
+    "tensor": 13_500,
+    "segment": 4_500,
+    "entry": 4_500,
+    "sparse": 6_000,
+    "sequence": 6_000,
+    "map": 6_000,
+    "optional": 6_000,
 }
 
 
