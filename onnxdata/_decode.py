@@ -15,6 +15,7 @@ import struct
 from _thread import _local
 from array import array
 
+from . import _lanes as lanes
 from . import _npvarints as npvarints
 from ._errors import DecodeError
 from ._messages import (
@@ -506,6 +507,12 @@ def _packed_ints(buf: Buf, pos: int, end: int, out: Any) -> None:
             if not chunk.isascii():
                 out.frombytes(npvarints.decode(np, chunk, pos, code))
                 return
+    if end - pos >= lanes.MIN_BYTES:
+        chunk = bytes(buf[pos:end])
+        # Whole blocks at a time, int64_1M 530 -> 150 ms; on an unfinished or
+        # too long varint the loop below names the error.
+        if not chunk.isascii() and chunk[-1] < 0x80 and lanes.decode(chunk, out):
+            return
     values: list[int] = []
     _varints(buf, pos, end, values, code == INT64)
     if code == INT32:

@@ -14,6 +14,7 @@ import operator
 from array import array
 
 from . import _decode
+from . import _lanes as lanes
 from . import _npvarints as npvarints
 from ._errors import (
     DecodeError,
@@ -151,32 +152,28 @@ def _length_delimited(tag: bytes, payload: Any, out: _Out) -> int:
     return len(head) + len(payload)
 
 
-def _all_small(values: Any) -> bytes | None:
-    """The values as bytes if all are plain ints in 0..127 (one varint byte each).
-
-    Four C-level passes (types, min, max, bytes) instead of a Python loop:
-    worth it for long lists only.
-    """
-    if type(values) is list and set(map(type, values)) == {int}:
-        lo = min(values)
-        hi = max(values)
-        if lo >= 0 and hi < 0x80:
-            return bytes(values)
-    return None
-
-
 def _packed_varints(values: Any, lo: int, hi: int, code: str) -> bytes:
     """A packed integer payload; an ``array`` of the field's own type needs no checks."""
     if type(values) is array:
-        if values.typecode == code and len(values) >= npvarints.MIN_VALUES:
-            np = npvarints.numpy()
-            if np is not None:
-                return npvarints.encode(np, values, code)
+        if values.typecode == code:
+            if len(values) >= npvarints.MIN_VALUES:
+                np = npvarints.numpy()
+                if np is not None:
+                    return npvarints.encode(np, values, code)
+            if len(values) >= lanes.MIN_VALUES:
+                return lanes.encode(values)  # int64_1M: 560 -> 95 ms
         values = values.tolist()  # other typecodes are checked like any list
-    if len(values) > 16:
-        small = _all_small(values)
-        if small is not None:
-            return small
+    if len(values) > 16 and type(values) is list and set(map(type, values)) == {int}:
+        # Four C-level passes (types, min, max, bytes or array) instead of a Python loop.
+        if min(values) >= 0 and max(values) < 0x80:
+            return bytes(values)
+        if len(values) >= lanes.MIN_VALUES:
+            try:
+                checked = array(code, values)
+            except OverflowError:
+                pass  # out of range: the loop below names the value
+            else:
+                return lanes.encode(checked)
     chunks: list[bytes] = []
     append = chunks.append
     one = _ONE_BYTE

@@ -29,6 +29,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError as OracleDecodeError
 
 import onnxdata
+import onnxdata._lanes as lanes
 import onnxdata._npvarints as npvarints
 
 ORACLE: dict[type, type] = {
@@ -244,24 +245,31 @@ def check_decode(cls: type, data: Any) -> Any:
 # --------------------------------------------------------------------------
 # the two implementations of packed varints
 
-VARINT_PATHS = ("default", "python", "numpy")
+VARINT_PATHS = ("default", "python", "numpy", "loop")
 
 
 @contextlib.contextmanager
 def varint_path(kind: str) -> Iterator[None]:
     """Run the codec with one implementation of packed varints.
 
-    ``"python"`` hides numpy from the codec (the pure loops, as in a program
-    that never imported numpy); ``"numpy"`` lowers the size thresholds so even
-    a two-value payload takes the vectorised path; ``"default"`` changes nothing.
+    ``"python"`` hides numpy from the codec (as in a program that never
+    imported numpy) and lowers the thresholds of the standard library's block
+    code (_lanes.py) so even a one-value payload takes it; ``"loop"`` hides
+    numpy and turns the block code off, leaving the per-value loops;
+    ``"numpy"`` lowers the size thresholds so even a two-value payload takes
+    the vectorised path; ``"default"`` changes nothing.
     """
     saved = (npvarints.MIN_BYTES, npvarints.MIN_VALUES, npvarints.numpy)
+    saved_lanes = (lanes.MIN_BYTES, lanes.MIN_VALUES)
     try:
-        if kind == "python":
+        if kind in ("python", "loop"):
             npvarints.numpy = lambda: None  # type: ignore[assignment]
+            size = 1 if kind == "python" else 1 << 62
+            lanes.MIN_BYTES = lanes.MIN_VALUES = size
         elif kind == "numpy":
             npvarints.MIN_BYTES = 1
             npvarints.MIN_VALUES = 1
         yield
     finally:
         npvarints.MIN_BYTES, npvarints.MIN_VALUES, npvarints.numpy = saved  # type: ignore[assignment]
+        lanes.MIN_BYTES, lanes.MIN_VALUES = saved_lanes

@@ -169,7 +169,7 @@ def test_packed_varints_python_and_numpy_paths_agree(name: str) -> None:
         "sparse dims packed": onnxdata.SparseTensorProto,
     }.get(name, onnxdata.TensorProto)
     outcomes = []
-    for path in ("python", "numpy", "default"):
+    for path in ("python", "numpy", "default", "loop"):
         with varint_path(path):
             ours = check_decode(cls, data)
             if ours is None:
@@ -179,7 +179,7 @@ def test_packed_varints_python_and_numpy_paths_agree(name: str) -> None:
             else:
                 # the decoded arrays re-encode identically on every path
                 outcomes.append(("ok", ours.encode()))
-    assert outcomes[0] == outcomes[1] == outcomes[2]
+    assert outcomes[0] == outcomes[1] == outcomes[2] == outcomes[3]
 
 
 @pytest.mark.parametrize("code, values", [
@@ -194,8 +194,8 @@ def test_packed_varint_encoding_python_and_numpy_paths_agree(code: str, values: 
     if code == "i" and array("i").itemsize != 4:
         code = "l"
     outputs = []
-    for path in ("python", "numpy"):
+    for path in ("python", "numpy", "loop"):
         with varint_path(path):
             m = onnxdata.TensorProto(**{field: array(code, values)})
             outputs.append(m.encode())
-    assert outputs[0] == outputs[1] == to_oracle(m).SerializeToString()
+    assert outputs[0] == outputs[1] == outputs[2] == to_oracle(m).SerializeToString()
