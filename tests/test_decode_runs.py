@@ -1,0 +1,205 @@
+"""The decoder's run fast paths give what the general loop gives.
+
+Three places read a run of same-tag fields without going round the field
+loop: a SequenceProto's tensors of one shape (``_tensor_template``: the bytes
+before each raw payload repeat, so an element that repeats them is made
+without parsing), a TensorProto's ``string_data``, and a MapProto's unpacked
+``keys`` (one regular expression finds the run, decoded as one packed
+payload).  Each is checked against the oracle on inputs built to hit the fast
+path, to leave it at every point, and to break inside it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import onnx
+import pytest
+import wirekit as wk
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracle import VARINT_PATHS, check_decode, varint_path
+from strategies import scaled
+
+import onnxdata
+from onnxdata import MapProto, SequenceProto, TensorProto
+
+
+def _tensor(dims: list[int], data_type: int, raw: bytes, extra: bytes = b"") -> bytes:
+    """A TensorProto written as encoders write it, then ``extra`` fields."""
+    out = b"".join(wk.f_varint(1, d) for d in dims)
+    return out + wk.f_varint(2, data_type) + wk.f_len(9, raw) + extra
+
+
+def _sequence(elements: list[bytes], tag_number: int = 3) -> bytes:
+    return wk.f_varint(2, 1) + b"".join(wk.f_len(tag_number, e) for e in elements)
+
+
+# Elements that differ from a shared template in one place each: a different
+# payload length, dim, type, an extra field after the payload or before it, a
+# non-canonical varint in the header, an unpacked dim of another value.
+_VARIANTS = st.sampled_from(
+    [
+        "same", "longer", "shorter", "empty", "dim", "type", "name_after", "name_before",
+        "long_dims", "negative_dim", "overlong_type", "no_type", "float_data",
+    ]
+)  # fmt: skip
+
+
+def _variant(kind: str, raw: bytes) -> bytes:
+    if kind == "same":
+        return _tensor([3, 4], 1, raw)
+    if kind == "longer":
+        return _tensor([3, 4], 1, raw + b"\0")
+    if kind == "shorter":
+        return _tensor([3, 4], 1, raw[:-1])
+    if kind == "empty":
+        return b""
+    if kind == "dim":
+        return _tensor([4, 3], 1, raw)
+    if kind == "type":
+        return _tensor([3, 4], 6, raw)
+    if kind == "name_after":
+        return _tensor([3, 4], 1, raw, wk.f_len(8, b"x"))
+    if kind == "name_before":
+        return wk.f_len(8, b"x") + _tensor([3, 4], 1, raw)
+    if kind == "long_dims":
+        return _tensor([300, 2**40], 1, raw)
+    if kind == "negative_dim":
+        return _tensor([-1, 4], 1, raw)
+    if kind == "overlong_type":  # data_type 1 as a two-byte varint: same value, other bytes
+        head = wk.f_varint(1, 3) + wk.f_varint(1, 4)
+        return head + b"\x10\x81\x00" + wk.f_len(9, raw)
+    if kind == "no_type":
+        return wk.f_varint(1, 3) + wk.f_varint(1, 4) + wk.f_len(9, raw)
+    assert kind == "float_data"
+    return _tensor([3, 4], 1, raw, wk.f_len(4, b"\0\0\x80\x3f"))
+
+
+@settings(max_examples=scaled(0.5))
+@given(
+    kinds=st.lists(_VARIANTS, min_size=1, max_size=12),
+    raw=st.binary(min_size=1, max_size=48),
+    path=st.sampled_from(VARINT_PATHS),
+)
+def test_tensor_runs_match_oracle(kinds: list[str], raw: bytes, path: str) -> None:
+    data = _sequence([_variant(k, raw) for k in kinds])
+    with varint_path(path):
+        ours = check_decode(SequenceProto, data)
+    assert ours is not None
+    assert len(ours.tensor_values) == len(kinds)
+    # Every element owns its dims: a template's list is copied, never shared.
+    lists = [id(t.dims) for t in ours.tensor_values]
+    assert len(set(lists)) == len(lists)
+
+
+@pytest.mark.parametrize("cut", range(1, 12))
+def test_tensor_run_cut_short_matches_oracle(cut: int) -> None:
+    raw = bytes(range(48))
+    data = _sequence([_tensor([3, 4], 1, raw)] * 6)
+    check_decode(SequenceProto, data[:-cut])
+
+
+def test_tensor_run_copy_false_keeps_views() -> None:
+    raw = [bytes([i]) * 48 for i in range(5)]
+    data = _sequence([_tensor([3, 4], 1, r) for r in raw])
+    views = SequenceProto.decode(data, copy=False)
+    assert views == SequenceProto.decode(data)
+    for t, r in zip(views.tensor_values, raw, strict=True):
+        assert type(t.raw_data) is memoryview and t.raw_data.readonly and t.raw_data == r
+        assert t.dims == [3, 4] and t.data_type == 1
+
+
+def test_tensor_run_in_map_values_matches_oracle() -> None:
+    values = _sequence([_tensor([4], 1, bytes([i]) * 16) for i in range(20)])
+    keys = b"".join(wk.f_varint(3, k) for k in range(20))
+    check_decode(MapProto, wk.f_varint(2, 7) + keys + wk.f_len(5, values))
+
+
+def test_a_tensor_template_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not a timing: the fast path is taken (only the first element is parsed).
+    from onnxdata import _decode
+
+    calls = 0
+    real = _decode._tensor
+
+    def counting(*args: Any) -> None:
+        nonlocal calls
+        calls += 1
+        real(*args)
+
+    monkeypatch.setattr(_decode, "_tensor", counting)
+    decoded = SequenceProto.decode(_sequence([_tensor([3, 4], 1, b"\1" * 48)] * 50))
+    assert calls == 1 and len(decoded.tensor_values) == 50
+
+
+# -- string_data runs ----------------------------------------------------------
+
+
+_STRINGS = st.lists(
+    st.one_of(st.binary(max_size=3), st.binary(min_size=126, max_size=130)), max_size=8
+)
+
+
+@settings(max_examples=scaled(0.5))
+@given(
+    strings=_STRINGS, after=st.sampled_from([b"", b"\x42\x01x", b"\x08\x05"]), cut=st.integers(0, 4)
+)
+def test_string_runs_match_oracle(strings: list[bytes], after: bytes, cut: int) -> None:
+    data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in strings) + after
+    check_decode(TensorProto, data[: len(data) - cut] if cut else data)
+
+
+def test_string_run_past_the_end_reports_the_entry() -> None:
+    data = wk.f_len(6, b"ab") + b"\x32\x05abc"
+    with pytest.raises(onnxdata.DecodeError) as info:
+        TensorProto.decode(data)
+    assert onnx.TensorProto.FromString(data[:4])  # the first entry alone is fine
+    assert info.value.offset == 5 and info.value.path == "TensorProto.string_data"
+
+
+def test_string_run_copy_false_keeps_views() -> None:
+    data = b"".join(wk.f_len(6, bytes([65 + i]) * i) for i in range(5))
+    views = TensorProto.decode(bytearray(data), copy=False)
+    assert all(type(s) is memoryview for s in views.string_data)
+    assert views == TensorProto.decode(data) == TensorProto.decode(bytearray(data))
+    assert all(type(s) is bytes for s in TensorProto.decode(bytearray(data)).string_data)
+
+
+# -- MapProto.keys runs --------------------------------------------------------
+
+
+_KEYS = st.lists(
+    st.one_of(
+        st.integers(0, 127).map(wk.varint),
+        st.integers(-(2**63), 2**63 - 1).map(lambda k: wk.varint(k & (2**64 - 1))),
+        # ten bytes with junk above bit 63 in the last one (upb drops it)
+        st.integers(0, 2**64 - 1).map(lambda k: wk.varint(k)[:9].ljust(9, b"\x80") + b"\x7f"),
+        st.just(b"\x80" * 10 + b"\x01"),  # eleven bytes: rejected
+        st.just(b"\xff\xff"),  # cut off by the next tag
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=scaled(0.5))
+@given(
+    keys=_KEYS,
+    after=st.sampled_from([b"", b"\x22\x01a", b"\x10\x07"]),
+    path=st.sampled_from(VARINT_PATHS),
+)
+def test_key_runs_match_oracle(keys: list[bytes], after: bytes, path: str) -> None:
+    data = wk.f_varint(2, 7) + b"".join(b"\x18" + k for k in keys) + after
+    with varint_path(path):
+        check_decode(MapProto, data)
+        check_decode(MapProto, data[:-1])
+
+
+def test_a_long_key_run_matches_oracle() -> None:
+    keys = [(-1) ** i * (i * 7919) ** 4 % 2**62 for i in range(5000)]
+    data = onnx.helper.make_map("m", onnx.TensorProto.INT64, keys, onnx.SequenceProto())
+    raw = data.SerializeToString()
+    for path in VARINT_PATHS:
+        with varint_path(path):
+            ours = check_decode(MapProto, raw)
+            assert ours is not None and ours.keys == keys
