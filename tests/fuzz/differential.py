@@ -66,7 +66,9 @@ def variant(data: bytes) -> tuple[str, str, bool]:
     Fixed per input, so a finding replays the same way.
     """
     crc = zlib.crc32(data)
-    return BUFFERS[crc % 3], VARINT_PATHS[(crc // 3) % 3], HAS_COPY and (crc // 9) % 2 == 1
+    paths = len(VARINT_PATHS)
+    path = VARINT_PATHS[(crc // 3) % paths]
+    return BUFFERS[crc % 3], path, HAS_COPY and (crc // (3 * paths)) % 2 == 1
 
 
 def _as(kind: str, data: bytes) -> Any:
