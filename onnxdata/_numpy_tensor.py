@@ -30,7 +30,7 @@ import numpy.typing as npt
 from . import _numpy_bits as bits
 from ._external import read_external_data, uses_external_data
 from ._messages import TensorProto
-from ._numpy_dtypes import DtypeSpec, np_dtype_to_tensor_dtype, spec_of
+from ._numpy_dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -53,6 +53,14 @@ _FLOAT_FIELD_DTYPES: dict[str, np.dtype[Any]] = {
     "double_data": np.dtype(np.float64),
 }
 _UINT_OF_SIZE: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16)}
+_EXTERNAL = TensorProto.EXTERNAL
+# data_type -> dtype of the whole-byte types whose raw_data tensor_to_array's
+# fast path reads as it is (none on big-endian hosts, which swap bytes).
+_RAW_DTYPES: dict[int, np.dtype[Any]] = {
+    code: spec.dtype
+    for code, spec in SPECS.items()
+    if _LITTLE and not spec.bits and code != _STRING
+}
 
 
 def _label(tensor: TensorProto) -> str:
@@ -97,6 +105,29 @@ def _size_error(
 
 def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
     """The array of ``tensor``; see ``numpy_helper.to_array``."""
+    t = tensor
+    # Fast path for the common case, raw_data bytes and nothing else: one
+    # ndarray over the bytes, read-only and without a copy as below (1.9 ->
+    # 0.8 us for a (3, 4) FLOAT).  ndarray refuses negative dims and a buffer
+    # too small, the nbytes test one too large; anything unusual, and every
+    # error, takes the general path, which raises the right exception.
+    if t.segment is None and type(buf := t.raw_data) is bytes and t.data_location != _EXTERNAL:
+        try:
+            dtype = _RAW_DTYPES.get(t.data_type)  # type: ignore[arg-type]
+            if dtype is not None and not (
+                len(t.float_data) or len(t.int32_data) or len(t.string_data)
+                or len(t.int64_data) or len(t.double_data) or len(t.uint64_data)
+            ):  # fmt: skip
+                out: NDArray = np.ndarray(t.dims, dtype, buf)
+                if out.nbytes == len(buf):
+                    return out
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return _general(tensor, base_dir)
+
+
+def _general(tensor: TensorProto, base_dir: str) -> NDArray:
+    """tensor_to_array without the fast path: every case, every check, every error."""
     if tensor.segment is not None:
         raise ValueError("Currently not supporting loading segments.")
     spec = spec_of(tensor.data_type)
@@ -119,11 +150,17 @@ def _strings(tensor: TensorProto, dims: tuple[int, ...], count: int) -> NDArray:
     values = tensor.string_data
     if len(values) != count:
         raise _size_error(tensor, "string_data", len(values), count, dims)
-    out = np.empty(count, dtype=object)
-    # str(b, "utf-8") also takes bytearray and memoryview; invalid UTF-8 raises
-    # UnicodeDecodeError as in onnx.  Unlike onnx (which goes through a numpy
-    # "U" array) trailing NUL characters are kept.
-    out[:] = [str(s, "utf-8") for s in values]
+    # Invalid UTF-8 raises UnicodeDecodeError as in onnx.  Unlike onnx (which
+    # goes through a numpy "U" array) trailing NUL characters are kept.
+    try:
+        # bytes elements (decode's copy=True): bytes.decode is the cheapest call
+        # and fromiter fills the array as it goes (strings100k: 14.6 -> 10.5 ms).
+        out = np.fromiter(map(bytes.decode, values), dtype=object, count=count)
+    except TypeError:
+        # str(b, "utf-8") also takes bytearray and memoryview (copy=False), and
+        # raises the TypeError of anything else.
+        out = np.empty(count, dtype=object)
+        out[:] = [str(s, "utf-8") for s in values]
     return out.reshape(dims)
 
 
