@@ -108,23 +108,32 @@ def _size_error(
 def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
     """The array of ``tensor``; see ``numpy_helper.to_array``."""
     t = tensor
-    # Fast path for the common case, raw_data bytes and nothing else: one
-    # ndarray over the bytes, read-only and without a copy as below (1.9 ->
-    # 0.8 us for a (3, 4) FLOAT).  ndarray refuses negative dims and a buffer
-    # too small, the nbytes test one too large; anything unusual, and every
-    # error, takes the general path, which raises the right exception.
-    if t.segment is None and type(buf := t.raw_data) is bytes and t.data_location != _EXTERNAL:
-        try:
-            dtype = _RAW_DTYPES.get(t.data_type)  # type: ignore[arg-type]
-            if dtype is not None and not (
-                len(t.float_data) or len(t.int32_data) or len(t.string_data)
-                or len(t.int64_data) or len(t.double_data) or len(t.uint64_data)
-            ):  # fmt: skip
-                out: NDArray = np.ndarray(t.dims, dtype, buf)
-                if out.nbytes == len(buf):
-                    return out
-        except (TypeError, ValueError, OverflowError):
-            pass
+    # Fast path for the common case, raw_data and nothing else: one ndarray
+    # over the message's bytes (or its memoryview with decode(copy=False)),
+    # read-only and without a copy as below (1.9 -> 0.55 us for a (3, 4)
+    # FLOAT).  ndarray refuses negative dims and a buffer too small, the nbytes
+    # test one too large; anything unusual, and every error, takes the general
+    # path, which raises the right exception.
+    if t.segment is None and t.data_location != _EXTERNAL:
+        buf: Any = t.raw_data
+        kind = type(buf)
+        if kind is bytes or kind is memoryview:
+            try:
+                dtype = _RAW_DTYPES.get(t.data_type)  # type: ignore[arg-type]
+                if dtype is not None and not (
+                    len(t.float_data) or len(t.int32_data) or len(t.string_data)
+                    or len(t.int64_data) or len(t.double_data) or len(t.uint64_data)
+                ):  # fmt: skip
+                    out: NDArray = np.ndarray(t.dims, dtype, buf)
+                    if kind is bytes:
+                        if out.nbytes == len(buf):
+                            return out  # read-only: bytes are
+                    elif out.nbytes == buf.nbytes:
+                        if not buf.readonly:  # decode(copy=False) of a bytearray
+                            out.flags.writeable = False
+                        return out
+            except (TypeError, ValueError, OverflowError, BufferError):
+                pass
     return _general(tensor, base_dir)
 
 

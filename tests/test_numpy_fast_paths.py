@@ -41,6 +41,12 @@ def _outcome(f: Any, *args: Any) -> Any:
     return ("array", out.dtype, out.shape, payload, flags)
 
 
+def _released() -> memoryview:
+    view = memoryview(RAW)
+    view.release()
+    return view
+
+
 def _tensor(**changes: Any) -> Any:
     fields: dict[str, Any] = {"dims": [3, 4], "data_type": T.FLOAT, "raw_data": RAW}
     fields.update(changes)
@@ -51,9 +57,11 @@ def _tensor(**changes: Any) -> Any:
 @settings(max_examples=strategies.scaled(0.03))
 @given(data=st.data())
 def test_raw_fast_path_equals_general_path(data_type: int, data: Any) -> None:
-    """Every data type's raw_data (packed types and ml_dtypes included), decoded and as built."""
+    """Every data type's raw_data (packed types, ml_dtypes), as built and decoded (views too)."""
     tensor = data.draw(build_tensor(data_type, "raw"))
-    for message in (tensor, T.decode(tensor.encode())):
+    data = tensor.encode()
+    views = (T.decode(data, copy=False), T.decode(bytearray(data), copy=False))  # memoryviews
+    for message in (tensor, T.decode(data), *views):
         assert _outcome(tensor_to_array, message) == _outcome(_general, message, "")
         fast = tensor_to_array(message)
         if data_type not in PACKED_BITS:  # packed types are unpacked into a new array
@@ -83,6 +91,8 @@ def test_raw_fast_path_equals_general_path(data_type: int, data: Any) -> None:
         {"raw_data": bytearray(RAW)},
         {"raw_data": memoryview(RAW)},
         {"raw_data": memoryview(bytearray(RAW))},
+        {"raw_data": memoryview(RAW).cast("f")},  # nbytes, not len, is the size
+        {"raw_data": memoryview(RAW).cast("B", (6, 8))},
         {"data_type": T.INT4, "dims": [96]},
         {"data_type": True, "dims": [12]},
         # Fall-backs that raise.
@@ -111,6 +121,10 @@ def test_raw_fast_path_equals_general_path(data_type: int, data: Any) -> None:
         {"data_type": T.STRING},
         {"data_type": T.INT4, "dims": [24]},
         {"segment": T.Segment()},
+        {"raw_data": memoryview(RAW)[::2], "dims": [6]},  # not contiguous
+        {"raw_data": memoryview(RAW)[::2], "dims": [3]},
+        {"raw_data": memoryview(RAW).cast("f"), "dims": [48]},
+        {"raw_data": _released()},
         {"data_location": T.EXTERNAL},
     ],
 )
