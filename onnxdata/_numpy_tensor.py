@@ -10,12 +10,13 @@ negative ``dims`` (onnx lets ``reshape`` infer ``-1``), data in a second storage
 field (onnx ignores it), FLOAT6 ``int32_data`` values above 63 (onnx masks them).
 
 Speed: ``raw_data`` becomes a read-only view without copying (onnx's result
-is read-only too): one ``numpy.ndarray`` call over ``bytes`` when nothing else
-is set (``tensor_to_array``'s fast path), else ``numpy.frombuffer``.  So do
-float/double fields holding the ``memoryview`` of ``decode(copy=False)``;
-float/double fields holding ``array`` objects are copied by one ``memcpy``;
-integer lists go through one ``numpy.fromiter`` call; STRING elements that
-are ``bytes`` go through one ``numpy.fromiter(map(bytes.decode, ...))``.
+is read-only too): one ``numpy.ndarray`` call over ``bytes`` or a
+``memoryview`` when nothing else is set (``tensor_to_array``'s fast path),
+else ``numpy.frombuffer``.  So do float/double fields holding the
+``memoryview`` of ``decode(copy=False)``; float/double fields holding
+``array`` objects are copied by one ``memcpy``; integer lists go through one
+``numpy.fromiter`` call; STRING elements that are ``bytes`` go through one
+``numpy.fromiter(map(bytes.decode, ...))``.
 """
 
 from __future__ import annotations
