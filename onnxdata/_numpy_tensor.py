@@ -9,11 +9,14 @@ does not match ``dims`` (onnx silently truncates packed 4-/2-/6-bit data),
 negative ``dims`` (onnx lets ``reshape`` infer ``-1``), data in a second storage
 field (onnx ignores it), FLOAT6 ``int32_data`` values above 63 (onnx masks them).
 
-Speed: ``raw_data`` becomes a read-only ``numpy.frombuffer`` view without
-copying (onnx's result is read-only too), and so do float/double fields
-holding the ``memoryview`` of ``decode(copy=False)``; float/double fields
-holding ``array`` objects are copied by one ``memcpy``; integer lists go through one
-``numpy.fromiter`` call.
+Speed: ``raw_data`` becomes a read-only view without copying (onnx's result
+is read-only too): one ``numpy.ndarray`` call over ``bytes`` or a
+``memoryview`` when nothing else is set (``tensor_to_array``'s fast path),
+else ``numpy.frombuffer``.  So do float/double fields holding the
+``memoryview`` of ``decode(copy=False)``; float/double fields holding
+``array`` objects are copied by one ``memcpy``; integer lists go through one
+``numpy.fromiter`` call; STRING elements that are ``bytes`` go through one
+``numpy.fromiter(map(bytes.decode, ...))``.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import numpy.typing as npt
 from . import _numpy_bits as bits
 from ._external import read_external_data, uses_external_data
 from ._messages import TensorProto
-from ._numpy_dtypes import DtypeSpec, np_dtype_to_tensor_dtype, spec_of
+from ._numpy_dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -53,6 +56,14 @@ _FLOAT_FIELD_DTYPES: dict[str, np.dtype[Any]] = {
     "double_data": np.dtype(np.float64),
 }
 _UINT_OF_SIZE: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16)}
+_EXTERNAL = TensorProto.EXTERNAL
+# data_type -> dtype of the whole-byte types whose raw_data tensor_to_array's
+# fast path reads as it is (none on big-endian hosts, which swap bytes).
+_RAW_DTYPES: dict[int, np.dtype[Any]] = {
+    code: spec.dtype
+    for code, spec in SPECS.items()
+    if _LITTLE and not spec.bits and code != _STRING
+}
 
 
 def _label(tensor: TensorProto) -> str:
@@ -97,6 +108,38 @@ def _size_error(
 
 def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
     """The array of ``tensor``; see ``numpy_helper.to_array``."""
+    t = tensor
+    # Fast path for the common case, raw_data and nothing else: one ndarray
+    # over the message's bytes (or its memoryview with decode(copy=False)),
+    # read-only and without a copy as below (1.9 -> 0.55 us for a (3, 4)
+    # FLOAT).  ndarray refuses negative dims and a buffer too small, the nbytes
+    # test one too large; anything unusual, and every error, takes the general
+    # path, which raises the right exception.
+    if t.segment is None and t.data_location != _EXTERNAL:
+        buf: Any = t.raw_data
+        kind = type(buf)
+        if kind is bytes or kind is memoryview:
+            try:
+                dtype = _RAW_DTYPES.get(t.data_type)  # type: ignore[arg-type]
+                if dtype is not None and not (
+                    len(t.float_data) or len(t.int32_data) or len(t.string_data)
+                    or len(t.int64_data) or len(t.double_data) or len(t.uint64_data)
+                ):  # fmt: skip
+                    out: NDArray = np.ndarray(t.dims, dtype, buf)
+                    if kind is bytes:
+                        if out.nbytes == len(buf):
+                            return out  # read-only: bytes are
+                    elif out.nbytes == buf.nbytes:
+                        if not buf.readonly:  # decode(copy=False) of a bytearray
+                            out.flags.writeable = False
+                        return out
+            except (TypeError, ValueError, OverflowError, BufferError):
+                pass
+    return _general(tensor, base_dir)
+
+
+def _general(tensor: TensorProto, base_dir: str) -> NDArray:
+    """tensor_to_array without the fast path: every case, every check, every error."""
     if tensor.segment is not None:
         raise ValueError("Currently not supporting loading segments.")
     spec = spec_of(tensor.data_type)
@@ -119,11 +162,17 @@ def _strings(tensor: TensorProto, dims: tuple[int, ...], count: int) -> NDArray:
     values = tensor.string_data
     if len(values) != count:
         raise _size_error(tensor, "string_data", len(values), count, dims)
-    out = np.empty(count, dtype=object)
-    # str(b, "utf-8") also takes bytearray and memoryview; invalid UTF-8 raises
-    # UnicodeDecodeError as in onnx.  Unlike onnx (which goes through a numpy
-    # "U" array) trailing NUL characters are kept.
-    out[:] = [str(s, "utf-8") for s in values]
+    # Invalid UTF-8 raises UnicodeDecodeError as in onnx.  Unlike onnx (which
+    # goes through a numpy "U" array) trailing NUL characters are kept.
+    try:
+        # bytes elements (decode's copy=True): bytes.decode is the cheapest call
+        # and fromiter fills the array as it goes (strings100k: 13.9 -> 9.3 ms).
+        out = np.fromiter(map(bytes.decode, values), dtype=object, count=count)
+    except TypeError:
+        # str(b, "utf-8") also takes bytearray and memoryview (copy=False), and
+        # raises the TypeError of anything else.
+        out = np.empty(count, dtype=object)
+        out[:] = [str(s, "utf-8") for s in values]
     return out.reshape(dims)
 
 

@@ -63,6 +63,14 @@ _OPTIONAL_FIELDS = {
     OptionalProto.MAP: "map_value",
     OptionalProto.OPTIONAL: "optional_value",
 }
+# elem_type codes as plain ints, the same in SequenceProto and OptionalProto.
+_TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL = (
+    int(SequenceProto.TENSOR),
+    int(SequenceProto.SPARSE_TENSOR),
+    int(SequenceProto.SEQUENCE),
+    int(SequenceProto.MAP),
+    int(SequenceProto.OPTIONAL),
+)
 _OPTIONAL_TYPES = frozenset(int(t) for t in OptionalProto.DataType)
 _INT_KEY_TYPES = frozenset(
     {
@@ -147,14 +155,17 @@ def _check_elem_type(value: Any, what: str) -> int:
     return int(value)
 
 
-def _only_field(message: Any, fields: dict[Any, str], used: str | None, label: str) -> None:
+def _only_field(message: Any, fields: dict[Any, str], used: str | None, kind: str) -> None:
     """MUST rule: only the field of ``elem_type`` may hold values."""
     for field in fields.values():
         value = getattr(message, field)
         if field == used or value is None:
             continue
         if isinstance(value, Message) or len(value):
-            raise ValueError(f"{label} has elem_type {message.elem_type} but {field} is set")
+            raise ValueError(
+                f"{kind} {message.name or ''!r} has elem_type {message.elem_type} "
+                f"but {field} is set"
+            )
 
 
 def to_list(sequence: SequenceProto) -> list[Any]:
@@ -168,20 +179,39 @@ def to_list(sequence: SequenceProto) -> list[Any]:
         ValueError: a value field other than ``elem_type``'s holds elements,
             or an element is invalid (see :func:`to_array`, :func:`to_dict`).
     """
-    elem_type = sequence.elem_type or 0
-    used = _SEQUENCE_FIELDS.get(elem_type)  # type: ignore[call-overload]
-    if used is None:
+    s = sequence
+    try:  # the elements of all five fields
+        total = (
+            len(s.tensor_values) + len(s.sparse_tensor_values) + len(s.sequence_values)
+            + len(s.map_values) + len(s.optional_values)
+        )  # fmt: skip
+    except TypeError:  # a field that is not a list: _only_field judges it
+        total = -1
+    elem_type = s.elem_type
+    values: Any
+    convert: Any
+    if elem_type == _TENSOR:
+        values, convert = s.tensor_values, tensor_to_array
+    elif elem_type == _SEQUENCE:
+        values, convert = s.sequence_values, to_list
+    elif elem_type == _MAP:
+        values, convert = s.map_values, to_dict
+    elif elem_type == _SPARSE_TENSOR:
+        values, convert = s.sparse_tensor_values, sparse_to_array
+    elif elem_type == _OPTIONAL:
+        values, convert = s.optional_values, to_optional
+    else:
         raise TypeError("The element type in the input sequence is not supported.")
-    _only_field(sequence, _SEQUENCE_FIELDS, used, f"SequenceProto {sequence.name or ''!r}")
-    if elem_type == SequenceProto.TENSOR:
-        return [tensor_to_array(v) for v in sequence.tensor_values]
-    if elem_type == SequenceProto.SPARSE_TENSOR:
-        return [sparse_to_array(v) for v in sequence.sparse_tensor_values]
-    if elem_type == SequenceProto.SEQUENCE:
-        return [to_list(v) for v in sequence.sequence_values]
-    if elem_type == SequenceProto.MAP:
-        return [to_dict(v) for v in sequence.map_values]
-    return [to_optional(v) for v in sequence.optional_values]
+    # The other fields are empty when ``values`` holds all the elements: one
+    # sum instead of _only_field's loop (nested50 to_optional: 46 -> 17 us with
+    # the same in to_optional and tensor_to_array's fast path).
+    if total < 0 or len(values) != total:
+        _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[elem_type], "SequenceProto")  # type: ignore[index]
+    if total == 1 and type(values) is list:
+        # One element (nested sequences): a comprehension costs more than the
+        # call it makes (nested50 to_list: 17.4 -> 11.9 us).
+        return [convert(values[0])]
+    return [convert(v) for v in values]
 
 
 def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None) -> SequenceProto:
@@ -247,6 +277,10 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
     return sequence
 
 
+def _map_label(map_proto: MapProto) -> str:
+    return f"MapProto {map_proto.name or ''!r}"  # built only for an error
+
+
 def to_dict(map_proto: MapProto) -> dict[Any, Any]:
     """The Python dict a MapProto holds, as ``onnx.numpy_helper.to_dict``.
 
@@ -259,34 +293,35 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
             or STRING, or the other key field holds keys too.
         TypeError: ``values`` has an unsupported element type (as onnx).
     """
-    key_type = map_proto.key_type
-    label = f"MapProto {map_proto.name or ''!r}"
+    m = map_proto
+    key_type = m.key_type
     keys: list[Any]
     if key_type == TensorProto.STRING:
-        if len(map_proto.keys):
-            raise ValueError(f"{label} has STRING keys but its integer keys field is set")
-        keys = [k if type(k) is bytes else bytes(k) for k in map_proto.string_keys]
+        if len(m.keys):
+            raise ValueError(f"{_map_label(m)} has STRING keys but its integer keys field is set")
+        keys = [k if type(k) is bytes else bytes(k) for k in m.string_keys]
     elif key_type in _INT_KEY_TYPES:
-        if len(map_proto.string_keys):
-            raise ValueError(f"{label} has integer keys but its string_keys field is set")
-        keys = list(map_proto.keys)
+        if len(m.string_keys):
+            raise ValueError(f"{_map_label(m)} has integer keys but its string_keys field is set")
+        keys = list(m.keys)
     else:
         raise ValueError(
-            f"{label}: key_type {key_type} is not INT8..UINT64 or STRING, as a map key must be"
+            f"{_map_label(m)}: key_type {key_type} is not INT8..UINT64 or STRING, "
+            "as a map key must be"
         )
-    if map_proto.values is None:
+    if m.values is None:
         if keys:
-            raise ValueError(f"{label} has {len(keys)} keys but no values")
+            raise ValueError(f"{_map_label(m)} has {len(keys)} keys but no values")
         return {}
-    values = to_list(map_proto.values)
+    values = to_list(m.values)
     if len(keys) != len(values):
         raise ValueError(
-            f"Length of keys and values for MapProto (map name: {map_proto.name}) are not the "
+            f"Length of keys and values for MapProto (map name: {m.name}) are not the "
             f"same: {len(keys)} keys, {len(values)} values."
         )
     result = dict(zip(keys, values, strict=True))
     if len(result) != len(keys):
-        raise ValueError(f"{label} repeats a key: {len(keys)} keys, {len(result)} distinct")
+        raise ValueError(f"{_map_label(m)} repeats a key: {len(keys)} keys, {len(result)} distinct")
     return result
 
 
@@ -378,27 +413,33 @@ def to_optional(optional: OptionalProto) -> Any | None:
         ValueError: a value field other than ``elem_type``'s is set, or the
             value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`).
     """
-    elem_type = optional.elem_type or 0
-    label = f"OptionalProto {optional.name or ''!r}"
-    if elem_type == OptionalProto.UNDEFINED:
-        _only_field(optional, _OPTIONAL_FIELDS, None, label)
+    o = optional
+    elem_type = o.elem_type
+    value: Any
+    convert: Any
+    if elem_type == _TENSOR:
+        value, convert = o.tensor_value, tensor_to_array
+    elif elem_type == _SEQUENCE:
+        value, convert = o.sequence_value, to_list
+    elif elem_type == _MAP:
+        value, convert = o.map_value, to_dict
+    elif elem_type == _OPTIONAL:
+        value, convert = o.optional_value, to_optional
+    elif elem_type == _SPARSE_TENSOR:
+        value, convert = o.sparse_tensor_value, sparse_to_array
+    elif not elem_type:  # UNDEFINED or unset: no field may be set
+        _only_field(o, _OPTIONAL_FIELDS, None, "OptionalProto")
         return None
-    used = _OPTIONAL_FIELDS.get(elem_type)  # type: ignore[call-overload]
-    if used is None:
+    else:
         raise TypeError("The element type in the input optional is not supported.")
-    _only_field(optional, _OPTIONAL_FIELDS, used, label)
-    value = getattr(optional, used)
-    if value is None:
-        return None
-    if elem_type == OptionalProto.TENSOR:
-        return tensor_to_array(value)
-    if elem_type == OptionalProto.SPARSE_TENSOR:
-        return sparse_to_array(value)
-    if elem_type == OptionalProto.SEQUENCE:
-        return to_list(value)
-    if elem_type == OptionalProto.MAP:
-        return to_dict(value)
-    return to_optional(value)
+    # At most the field of elem_type is set (tested here without _only_field's loop).
+    if (
+        (o.tensor_value is not None) + (o.sparse_tensor_value is not None)
+        + (o.sequence_value is not None) + (o.map_value is not None)
+        + (o.optional_value is not None) != (value is not None)
+    ):  # fmt: skip
+        _only_field(o, _OPTIONAL_FIELDS, _OPTIONAL_FIELDS[elem_type], "OptionalProto")  # type: ignore[index]
+    return None if value is None else convert(value)
 
 
 def from_optional(
