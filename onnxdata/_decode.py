@@ -504,7 +504,7 @@ def _packed_ints(buf: Buf, pos: int, end: int, out: Any) -> None:
         if np is not None:
             chunk = bytes(buf[pos:end])
             if not chunk.isascii():
-                out.frombytes(npvarints.decode(np, chunk, pos, code))
+                npvarints.decode(np, chunk, pos, out)
                 return
     values: list[int] = []
     _varints(buf, pos, end, values, code == INT64)

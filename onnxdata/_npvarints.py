@@ -4,8 +4,8 @@ The core never imports numpy: it looks in ``sys.modules``, so a program that
 already uses numpy gets vectorised varints for free and one that does not
 pays nothing.  Results are identical to the pure-Python loops (the tests run
 both); these functions only make large packed ``int32``/``int64``/``uint64``
-fields about thirty times faster.  Work is done per byte position (at most
-ten passes), so temporaries stay a few arrays the size of the value count.
+fields about a hundred times faster.  Work is done a window of the payload
+(decode) or a slice of the values (encode) at a time, so temporaries stay small.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ._errors import DecodeError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
+    from typing import Any, NoReturn
 
 # Below these sizes the numpy call overhead outweighs the Python loop.
 MIN_BYTES = 2048
@@ -28,26 +28,47 @@ def numpy() -> Any:
     return sys.modules.get("numpy")
 
 
-# Work in slices of this many values, so temporaries stay a few megabytes.
+# encode() works in slices of this many values, so temporaries stay a few megabytes.
 SLICE = 1 << 16
+# decode() works on this many payload bytes at a time: its temporaries (8
+# bytes per payload byte at most) then stay in the CPU's L2 cache.  1M int64
+# values: 12 ms with 64 KiB windows, 16 ms with 256 KiB, 20 ms in one go.
+WINDOW = 1 << 16
+
+# Per lane width (4 or 8 bytes), indexed by a varint's length - 1: the mask
+# keeping the 7-bit groups of the bytes it owns in its little-endian word.
+_OWNED = {
+    size: [int.from_bytes(b"\x7f" * min(k, size), "little") for k in range(1, 11)]
+    for size in (4, 8)
+}
+# Bit-lane compaction, one step per entry: the upper half of each lane
+# (``high``) moves down by ``shift``, closing the gaps of the continuation bits.
+_STEPS = {
+    4: [(0xFF00FF00, 1), (0xFFFF0000, 2)],
+    8: [(0xFF00FF00FF00FF00, 1), (0xFFFF0000FFFF0000, 2), (0xFFFFFFFF00000000, 4)],
+}
 
 
-def decode(np: Any, chunk: bytes, base: int, code: str) -> bytes:
-    """The varints of a packed payload, as the machine bytes of an ``array(code)``.
+def decode(np: Any, chunk: bytes, base: int, out: Any) -> None:
+    """Append the varints of a packed payload to the ``array`` ``out``.
 
-    ``code`` is ``"q"``/``"Q"`` (64 bits) or the 32-bit int code (the low 32
-    bits of each value, as upb keeps for ``int32``).
+    ``out`` holds 64-bit values (``"q"``/``"Q"``) or 32-bit ones (the low 32
+    bits of each value, as upb keeps for ``int32``).  On an error ``out`` is
+    left as it was.
 
-    Each byte's 7 bits are shifted by its position in its varint and the
-    shifted bytes of each varint are OR-ed together with one ``reduceat``.
+    Work is per value, not per byte: each varint's first bytes are read as
+    one little-endian word, the bytes of the following varints are masked off
+    by length, and the 7-bit groups are packed together by bit-lane steps.
+    Where no varint is longer than 4 bytes, 4-byte words and two steps do
+    (100k 3-byte values: 0.53 ms instead of 0.65 ms).
 
     Raises:
         DecodeError: a varint is cut off by the end, or longer than 10 bytes;
             ``base`` is the payload's offset in the input, for the message.
     """
     a = np.frombuffer(chunk, np.uint8)
-    ends = np.flatnonzero(a < 0x80)
-    if len(ends) == 0 or ends[-1] != len(a) - 1:
+    if a[-1] >= 0x80:
+        ends = np.flatnonzero(a < 0x80)
         at = base + (int(ends[-1]) + 1 if len(ends) else 0)
         left = len(a) - (at - base)
         raise DecodeError(
@@ -55,26 +76,72 @@ def decode(np: Any, chunk: bytes, base: int, code: str) -> bytes:
             f"({left} byte{'s' if left != 1 else ''} left)",
             at,
         )
+    item = np.dtype(f"=u{out.itemsize}")
+    size0 = len(out)
+    lo = 0
+    try:
+        while lo < len(a):
+            lo += _decode_window(np, chunk, a, lo, base, item, out)
+    except DecodeError:
+        del out[size0:]
+        raise
+
+
+def _decode_window(np: Any, chunk: bytes, a: Any, lo: int, base: int, item: Any, out: Any) -> int:
+    """Append the varints that end in ``a[lo : lo + WINDOW]``; their byte count."""
+    ends = np.flatnonzero(a[lo : lo + WINDOW] < 0x80)
+    if not len(ends):  # WINDOW > 10 continuation bytes in a row
+        _too_long(base + lo)
+    used = int(ends[-1]) + 1
     starts = np.empty_like(ends)
     starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    lengths = ends - starts + 1
-    if int(lengths.max()) > 10:
-        at = base + int(starts[np.argmax(lengths > 10)])
-        raise DecodeError(f"varint at offset {at} is longer than 10 bytes", at)
-    out = np.empty(len(starts), np.uint64)
-    for lo in range(0, len(starts), SLICE):
-        s = starts[lo : lo + SLICE]
-        first, last = int(s[0]), int(ends[min(lo + SLICE, len(ends)) - 1]) + 1
-        n = lengths[lo : lo + SLICE]
-        shift = np.arange(first, last, dtype=np.int64) - np.repeat(s, n)
-        shift *= 7
-        bits = (a[first:last] & 0x7F).astype(np.uint64) << shift.astype(np.uint64)
-        # The 10th byte keeps only bit 63, as upb: the shift drops the rest.
-        out[lo : lo + SLICE] = np.bitwise_or.reduceat(bits, s - first)
-    if code in ("q", "Q"):
-        return bytes(out.tobytes())
-    return bytes(out.astype(np.uint32).tobytes())  # int32: the low 32 bits
+    np.add(ends[:-1], 1, out=starts[1:])
+    span = np.subtract(ends, starts, out=ends)  # length - 1
+    longest = int(span.max()) + 1
+    if longest > 10:
+        _too_long(base + lo + int(starts[np.argmax(span > 9)]))
+    size = 4 if longest <= 4 else 8
+    lane = np.dtype(f"<u{size}")
+    if lo + used + size <= len(a):
+        source, offset = chunk, lo
+    else:  # the last words would run past the payload
+        source, offset = chunk[lo : lo + used] + bytes(size), 0
+    # The word at every byte, made contiguous once: take() from a strided
+    # array makes a whole contiguous copy on every call.
+    words = np.ascontiguousarray(np.ndarray((used,), lane, source, offset, (1,)))
+    x = words.take(starts, mode="wrap")  # "wrap": the indices are known good, skip the checks
+    t = np.array(_OWNED[size], lane).take(span, mode="wrap")
+    x &= t
+    (high, shift), *steps = _STEPS[size]
+    np.bitwise_and(x, lane.type(high), out=t)  # the first step in 3 operations:
+    t >>= lane.type(shift)  # hi * 256 - hi * 128 = hi * 128
+    x -= t
+    for high, shift in steps:
+        np.bitwise_and(x, lane.type(high), out=t)
+        x ^= t
+        t >>= lane.type(shift)
+        x |= t
+    if longest > 8:
+        _add_top_bits(np, words, starts, span, x)
+    # int32 keeps the low 32 bits; 4-byte lanes widen for int64/uint64.
+    out.frombytes(memoryview(x.astype(item, copy=False)).cast("B"))
+    return used
+
+
+def _add_top_bits(np: Any, words: Any, starts: Any, span: Any, x: Any) -> None:
+    """Bits 56-63 of the 9- and 10-byte varints, from their 9th and 10th bytes."""
+    long = np.flatnonzero(span > 7)
+    top = words.take(starts.take(long) + 8)
+    top &= np.array(_OWNED[8], np.uint64).take(span.take(long) - 8)
+    top -= (top & np.uint64(0xFF00)) >> np.uint64(1)  # 9th | 10th << 7
+    # The 10th byte keeps only bit 63, as upb: the shift drops its other bits.
+    top <<= np.uint64(56)
+    top |= x.take(long)
+    x[long] = top
+
+
+def _too_long(at: int) -> NoReturn:
+    raise DecodeError(f"varint at offset {at} is longer than 10 bytes", at)
 
 
 def encode(np: Any, values: Any, code: str) -> bytes:
