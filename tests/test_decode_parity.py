@@ -158,6 +158,9 @@ _BIG_PAYLOADS = {
     "truncated last varint": _packed(7, list(range(1000, 4000)))[:-1],
     "11-byte varint inside": wk.f_len(7, b"\x01" * 3000 + b"\x80" * 10 + b"\x00" + b"\x02" * 100),
     "payload ends inside a varint": wk.f_len(7, b"\x01" * 3000 + b"\x80\x80"),
+    "11-byte varint, then the payload ends inside a varint": wk.f_len(
+        7, b"\x01" * 3000 + b"\x80" * 10 + b"\x00" + b"\x02" * 100 + b"\x80"
+    ),
     "one long run of continuation bytes": wk.f_len(5, b"\xff" * 4000),
     # numpy decodes a window of the payload at a time, in 4-byte lanes where
     # no varint is longer than 4 bytes, else in 8-byte lanes
@@ -199,7 +202,9 @@ def test_packed_varints_python_and_numpy_paths_agree(name: str) -> None:
 @pytest.mark.parametrize("name", [
     "int64 extremes", "uint64 extremes", "int32 negative", "over-long varints",
     "10th byte high bits", "truncated last varint", "11-byte varint inside",
-    "4-byte lanes, then 8-byte lanes", "over-long 9-byte varints",
+    "11-byte varint, then the payload ends inside a varint", "a whole window without a last byte",
+    "one long run of continuation bytes", "4-byte lanes, then 8-byte lanes",
+    "over-long 9-byte varints",
 ])  # fmt: skip
 def test_packed_varints_numpy_windows(name: str, window: int, monkeypatch: Any) -> None:
     """Small windows: many window ends, inside every kind of varint."""
