@@ -81,13 +81,13 @@ def _decode_window(np: Any, chunk: bytes, a: Any, lo: int, base: int, item: Any,
     bounds = np.empty(len(window) + 1, bool)
     bounds[0] = True
     np.less(window, 0x80, out=bounds[1:])
-    bounds = np.flatnonzero(bounds)
+    bounds = bounds.nonzero()[0]
     if len(bounds) == 1:
         _unended(np, a, lo, base)
     used = int(bounds[-1])
     starts = bounds[:-1]
-    lengths = np.diff(bounds)
-    longest = int(lengths.max())
+    lengths = np.subtract(bounds[1:], starts)
+    longest = int(np.maximum.reduce(lengths))
     if longest > 10:
         _too_long(base + lo + int(starts[np.argmax(lengths > 10)]))
     size = 4 if longest <= 4 else 8
