@@ -502,10 +502,8 @@ def _packed_ints(buf: Buf, pos: int, end: int, out: Any) -> None:
     if end - pos >= npvarints.MIN_BYTES:
         np = npvarints.numpy()
         if np is not None:
-            chunk = bytes(buf[pos:end])
-            if not chunk.isascii():
-                npvarints.decode(np, chunk, pos, out)
-                return
+            npvarints.decode(np, bytes(buf[pos:end]), pos, out)
+            return
     values: list[int] = []
     _varints(buf, pos, end, values, code == INT64)
     if code == INT32:

@@ -64,6 +64,9 @@ def decode(np: Any, chunk: bytes, base: int, out: Any) -> None:
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
+    if chunk.isascii():  # one-byte values only (BOOL, small ints): they are the bytes
+        out.frombytes(memoryview(a.astype(item)).cast("B"))
+        return
     size0 = len(out)
     lo = 0
     size = 4  # the lane width of the last window, tried first

@@ -145,6 +145,8 @@ def _packed(number: int, values: list[int], sizes: list[int] | None = None) -> b
 
 _BIG_PAYLOADS = {
     "int64 small": _packed(7, list(range(3000))),
+    "int64 one-byte values only": _packed(7, [0, 1, 127, 5] * 1000),
+    "int32 one-byte values only": _packed(5, [1, 0, 1, 1] * 1000),
     "int64 extremes": _packed(7, [0, -1, 2**63 - 1, -(2**63), 1, 127, 128] * 400),
     "uint64 extremes": _packed(11, [0, 2**64 - 1, 2**63, 2**32, 1] * 500),
     "int32 negative": _packed(5, [-1, -(2**31), 2**31 - 1, 300] * 600),
