@@ -527,10 +527,8 @@ def _packed_ints(buf: Buf, pos: int, end: int, out: Any) -> None:
     if end - pos >= npvarints.MIN_BYTES:
         np = npvarints.numpy()
         if np is not None:
-            chunk = bytes(buf[pos:end])
-            if not chunk.isascii():
-                out.frombytes(npvarints.decode(np, chunk, pos, code))
-                return
+            npvarints.decode(np, bytes(buf[pos:end]), pos, out)
+            return
     if end - pos >= lanes.MIN_BYTES:
         chunk = bytes(buf[pos:end])
         # Whole blocks at a time, int64_1M 530 -> 150 ms; on an unfinished or

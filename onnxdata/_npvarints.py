@@ -4,8 +4,8 @@ The core never imports numpy: it looks in ``sys.modules``, so a program that
 already uses numpy gets vectorised varints for free and one that does not
 pays nothing.  Results are identical to the pure-Python loops (the tests run
 both); these functions only make large packed ``int32``/``int64``/``uint64``
-fields about thirty times faster.  Work is done per byte position (at most
-ten passes), so temporaries stay a few arrays the size of the value count.
+fields about a hundred times faster.  Work is done a window of the payload
+(decode) or a slice of the values (encode) at a time, so temporaries stay small.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from ._errors import DecodeError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any
+    from typing import Any, NoReturn
 
-# Below these sizes the numpy call overhead outweighs the Python loop.
-MIN_BYTES = 2048
+# Below these sizes the numpy call overhead outweighs the Python loop.  Decode:
+# about 40 us whatever the size, against 0.3-0.6 us a value (320 bytes of
+# mixed 1-9 byte varints: 44 us both ways; 564 bytes: 78 us against 43).
+MIN_BYTES = 512
 MIN_VALUES = 512
 
 
@@ -28,53 +30,169 @@ def numpy() -> Any:
     return sys.modules.get("numpy")
 
 
-# Work in slices of this many values, so temporaries stay a few megabytes.
+# encode() works in slices of this many values, so temporaries stay a few megabytes.
 SLICE = 1 << 16
+# decode() works on this many payload bytes at a time, so its temporaries (8
+# bytes per payload byte at most) stay in the CPU's cache.  1M int64 values
+# (4.2 MB): 12 ms with 128 KiB to 512 KiB windows, 16 ms with 1 MiB, 31 ms in one go.
+WINDOW = 1 << 19
+
+# Bit-lane compaction, one step per entry: the upper half of each lane
+# (``high``) moves down by ``shift``, closing the gaps of the continuation bits.
+_STEPS = {
+    4: [(0xFF00FF00, 1), (0xFFFF0000, 2)],
+    8: [(0xFF00FF00FF00FF00, 1), (0xFFFF0000FFFF0000, 2), (0xFFFFFFFF00000000, 4)],
+}
+_TOP_BITS = {4: 0x80808080, 8: 0x8080808080808080}  # each byte's continuation bit
 
 
-def decode(np: Any, chunk: bytes, base: int, code: str) -> bytes:
-    """The varints of a packed payload, as the machine bytes of an ``array(code)``.
+def decode(np: Any, chunk: bytes, base: int, out: Any) -> None:
+    """Append the varints of a packed payload to the ``array`` ``out``.
 
-    ``code`` is ``"q"``/``"Q"`` (64 bits) or the 32-bit int code (the low 32
-    bits of each value, as upb keeps for ``int32``).
+    ``out`` holds 64-bit values (``"q"``/``"Q"``) or 32-bit ones (the low 32
+    bits of each value, as upb keeps for ``int32``).  Errors are those of the
+    pure-Python loop, for the first bad varint; ``out`` is then left as it was.
 
-    Each byte's 7 bits are shifted by its position in its varint and the
-    shifted bytes of each varint are OR-ed together with one ``reduceat``.
+    Work is per value, not per byte: each varint's first bytes are read as
+    one little-endian word, the bytes of the following varints are masked
+    off, and the 7-bit groups are packed together by bit-lane steps.  Where
+    no varint is longer than 4 bytes, 4-byte words and two steps do (100k
+    3-byte values: 0.53 ms instead of 0.65 ms); they are tried first, and
+    after a window that needed no more, without measuring lengths (0.44 ms).
 
     Raises:
         DecodeError: a varint is cut off by the end, or longer than 10 bytes;
             ``base`` is the payload's offset in the input, for the message.
     """
     a = np.frombuffer(chunk, np.uint8)
-    ends = np.flatnonzero(a < 0x80)
-    if len(ends) == 0 or ends[-1] != len(a) - 1:
-        at = base + (int(ends[-1]) + 1 if len(ends) else 0)
-        left = len(a) - (at - base)
-        raise DecodeError(
-            f"packed varint at offset {at} runs past the end of the packed field "
-            f"({left} byte{'s' if left != 1 else ''} left)",
-            at,
-        )
-    starts = np.empty_like(ends)
-    starts[0] = 0
-    starts[1:] = ends[:-1] + 1
-    lengths = ends - starts + 1
-    if int(lengths.max()) > 10:
-        at = base + int(starts[np.argmax(lengths > 10)])
-        raise DecodeError(f"varint at offset {at} is longer than 10 bytes", at)
-    out = np.empty(len(starts), np.uint64)
-    for lo in range(0, len(starts), SLICE):
-        s = starts[lo : lo + SLICE]
-        first, last = int(s[0]), int(ends[min(lo + SLICE, len(ends)) - 1]) + 1
-        n = lengths[lo : lo + SLICE]
-        shift = np.arange(first, last, dtype=np.int64) - np.repeat(s, n)
-        shift *= 7
-        bits = (a[first:last] & 0x7F).astype(np.uint64) << shift.astype(np.uint64)
-        # The 10th byte keeps only bit 63, as upb: the shift drops the rest.
-        out[lo : lo + SLICE] = np.bitwise_or.reduceat(bits, s - first)
-    if code in ("q", "Q"):
-        return bytes(out.tobytes())
-    return bytes(out.astype(np.uint32).tobytes())  # int32: the low 32 bits
+    item = np.dtype(f"=u{out.itemsize}")
+    if chunk.isascii():  # one-byte values only (BOOL, small ints): they are the bytes
+        out.frombytes(memoryview(a.astype(item)).cast("B"))
+        return
+    size0 = len(out)
+    lo = 0
+    size = 4  # the lane width of the last window, tried first
+    try:
+        while lo < len(a):
+            used, size = _decode_window(np, chunk, a, lo, base, item, out, size)
+            lo += used
+    except DecodeError:
+        del out[size0:]
+        raise
+
+
+def _decode_window(
+    np: Any, chunk: bytes, a: Any, lo: int, base: int, item: Any, out: Any, size: int
+) -> tuple[int, int]:
+    """Append the varints that end in ``a[lo : lo + WINDOW]``; their byte count and lane width."""
+    window = a[lo : lo + WINDOW]
+    # Each varint's start, and the end of the last one: True before the first
+    # byte and after each byte without a continuation bit.
+    bounds = np.empty(len(window) + 1, bool)
+    bounds[0] = True
+    np.less(window, 0x80, out=bounds[1:])
+    bounds = bounds.nonzero()[0]
+    if len(bounds) == 1:
+        _unended(np, a, lo, base)
+    used = int(bounds[-1])
+    starts = bounds[:-1]
+    x = None
+    if size == 4:  # no lengths needed if every 4-byte word holds a last byte
+        words, x = _own_words(np, chunk, a, lo, used, starts, 4)
+    if x is None:  # the lengths choose the lane width, and find the too long
+        lengths = np.subtract(bounds[1:], starts)
+        longest = int(np.maximum.reduce(lengths))
+        if longest > 10:
+            _too_long(base + lo + int(starts[np.argmax(lengths > 10)]))
+        size = 4 if longest <= 4 else 8
+        words, x = _own_words(np, chunk, a, lo, used, starts, size)
+    lane = x.dtype
+    t = np.empty_like(x)
+    (high, shift), *steps = _STEPS[size]
+    np.bitwise_and(x, lane.type(high), out=t)  # the first step in 3 operations:
+    t >>= lane.type(shift)  # hi * 256 - hi * 128 = hi * 128
+    x -= t
+    for high, shift in steps:
+        np.bitwise_and(x, lane.type(high), out=t)
+        x ^= t
+        t >>= lane.type(shift)
+        x |= t
+    if size == 8 and longest > 8:
+        _add_top_bits(np, words, starts, lengths, x)
+    # int32 keeps the low 32 bits; 4-byte lanes widen for int64/uint64.
+    out.frombytes(memoryview(x.astype(item, copy=False)).cast("B"))
+    return used, size
+
+
+def _own_words(
+    np: Any, chunk: bytes, a: Any, lo: int, used: int, starts: Any, size: int
+) -> tuple[Any, Any]:
+    """The ``size``-byte words at every byte, and those at ``starts`` holding
+    only their varint's 7-bit groups; with 4-byte words, ``None`` for the
+    latter when a varint is longer than 4 bytes."""
+    lane = np.dtype(f"<u{size}")
+    # The word at every byte, made contiguous once: take() from a strided
+    # array makes a whole contiguous copy on every call.  The last words of
+    # the payload are read from a zero-padded copy of its end.
+    words = np.empty(used, lane)
+    inside = max(0, min(used, len(a) - lo - size + 1))
+    if inside:
+        words[:inside] = np.ndarray((inside,), lane, chunk, lo, (1,))
+    if inside < used:
+        tail = chunk[lo + inside : lo + used] + bytes(size)
+        words[inside:] = np.ndarray((used - inside,), lane, tail, 0, (1,))
+    x = words.take(starts, mode="wrap")  # "wrap": the indices are known good, skip the checks
+    if not _keep_own_bytes(np, x, np.empty_like(x), size == 4):
+        return words, None
+    return words, x
+
+
+def _keep_own_bytes(np: Any, x: Any, t: Any, check: bool = False) -> bool:
+    """Keep the 7-bit groups of each word's bytes up to its first byte below 0x80.
+
+    With ``c`` the bits 7 of the bytes below 0x80, ``c - 1`` has every bit
+    below the lowest of them set (all bits if there is none).  Five in-place
+    operations, where a mask table indexed by length costs a ``take``.
+    ``check``: give up, returning False, if a word has no byte below 0x80.
+    """
+    lane = x.dtype.type
+    top = _TOP_BITS[x.dtype.itemsize]
+    np.invert(x, out=t)
+    t &= lane(top)
+    if check and np.count_nonzero(t) < len(t):
+        return False
+    t -= lane(1)
+    t &= lane(top >> 7) * lane(0x7F)
+    x &= t
+    return True
+
+
+def _add_top_bits(np: Any, words: Any, starts: Any, lengths: Any, x: Any) -> None:
+    """Bits 56-63 of the 9- and 10-byte varints, from their 9th and 10th bytes."""
+    long = np.flatnonzero(lengths > 8)
+    top = words.take(starts.take(long) + 8)
+    _keep_own_bytes(np, top, np.empty_like(top))
+    top -= (top & np.uint64(0xFF00)) >> np.uint64(1)  # 9th | 10th << 7
+    # The 10th byte keeps only bit 63, as upb: the shift drops its other bits.
+    top <<= np.uint64(56)
+    top |= x.take(long)
+    x[long] = top
+
+
+def _unended(np: Any, a: Any, lo: int, base: int) -> NoReturn:
+    """No byte of the window ends the varint at ``lo``: too long, or cut off."""
+    if (a[lo:] < 0x80).any():
+        _too_long(base + lo)
+    left = len(a) - lo
+    raise DecodeError(
+        f"packed varint at offset {base + lo} runs past the end of the packed field "
+        f"({left} byte{'s' if left != 1 else ''} left)",
+        base + lo,
+    )
+
+
+def _too_long(at: int) -> NoReturn:
+    raise DecodeError(f"varint at offset {at} is longer than 10 bytes", at)
 
 
 def encode(np: Any, values: Any, code: str) -> bytes:

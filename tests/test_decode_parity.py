@@ -25,6 +25,7 @@ from oracle import ORACLE, VARINT_PATHS, assert_same, check_decode, to_oracle, v
 from strategies import MESSAGE_TYPES, decoder_inputs, messages_of, scaled
 
 import onnxdata
+import onnxdata._npvarints as npvarints
 
 _ids = {"ids": lambda c: c.__qualname__}
 
@@ -144,6 +145,8 @@ def _packed(number: int, values: list[int], sizes: list[int] | None = None) -> b
 
 _BIG_PAYLOADS = {
     "int64 small": _packed(7, list(range(3000))),
+    "int64 one-byte values only": _packed(7, [0, 1, 127, 5] * 1000),
+    "int32 one-byte values only": _packed(5, [1, 0, 1, 1] * 1000),
     "int64 extremes": _packed(7, [0, -1, 2**63 - 1, -(2**63), 1, 127, 128] * 400),
     "uint64 extremes": _packed(11, [0, 2**64 - 1, 2**63, 2**32, 1] * 500),
     "int32 negative": _packed(5, [-1, -(2**31), 2**31 - 1, 300] * 600),
@@ -157,7 +160,22 @@ _BIG_PAYLOADS = {
     "truncated last varint": _packed(7, list(range(1000, 4000)))[:-1],
     "11-byte varint inside": wk.f_len(7, b"\x01" * 3000 + b"\x80" * 10 + b"\x00" + b"\x02" * 100),
     "payload ends inside a varint": wk.f_len(7, b"\x01" * 3000 + b"\x80\x80"),
+    "11-byte varint, then the payload ends inside a varint": wk.f_len(
+        7, b"\x01" * 3000 + b"\x80" * 10 + b"\x00" + b"\x02" * 100 + b"\x80"
+    ),
     "one long run of continuation bytes": wk.f_len(5, b"\xff" * 4000),
+    # numpy decodes a window of the payload at a time, in 4-byte lanes where
+    # no varint is longer than 4 bytes, else in 8-byte lanes
+    "a whole window without a last byte": wk.f_len(
+        7, b"\x01" * 3000 + b"\x80" * npvarints.WINDOW + b"\x00" + b"\x02" * 100
+    ),
+    "4-byte lanes, then 8-byte lanes": _packed(
+        7, [5, 300, 2**28 - 1] * 30_000 + [2**28, -1, 2**56 - 1, 2**56, 2**63] * 9000
+    ),
+    "int32 from 4-byte lanes": _packed(5, [300, 2**27, 1] * 2000),
+    "uint64 from 4-byte lanes": _packed(11, [2**20, 1] * 2000),
+    "over-long 4-byte varints": _packed(7, [1, 2**14] * 2000, sizes=[4, 3, 1]),
+    "over-long 9-byte varints": _packed(7, [1, 2**14] * 2000, sizes=[9, 10, 2]),
 }
 
 
@@ -180,6 +198,44 @@ def test_packed_varints_python_and_numpy_paths_agree(name: str) -> None:
                 # the decoded arrays re-encode identically on every path
                 outcomes.append(("ok", ours.encode()))
     assert outcomes[0] == outcomes[1] == outcomes[2] == outcomes[3]
+
+
+@pytest.mark.parametrize("window", [11, 17, 1000])
+@pytest.mark.parametrize("name", [
+    "int64 extremes", "uint64 extremes", "int32 negative", "over-long varints",
+    "10th byte high bits", "truncated last varint", "11-byte varint inside",
+    "11-byte varint, then the payload ends inside a varint", "a whole window without a last byte",
+    "one long run of continuation bytes", "4-byte lanes, then 8-byte lanes",
+    "over-long 9-byte varints",
+])  # fmt: skip
+def test_packed_varints_numpy_windows(name: str, window: int, monkeypatch: Any) -> None:
+    """Small windows: many window ends, inside every kind of varint."""
+    data = _BIG_PAYLOADS[name]
+    if name == "4-byte lanes, then 8-byte lanes":
+        data = _packed(7, [5, 300, 2**28 - 1] * 200 + [2**28, -1, 2**56 - 1, 2**56, 2**63] * 100)
+    outcomes = []
+    for path in ("python", "numpy"):
+        with varint_path(path):
+            monkeypatch.setattr(npvarints, "WINDOW", window)
+            try:
+                outcomes.append(("ok", onnxdata.TensorProto.decode(data).encode()))
+            except onnxdata.DecodeError as exc:
+                outcomes.append(("error", exc.offset, exc.path, str(exc)))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_packed_varints_numpy_error_leaves_the_array_as_it_was() -> None:
+    from array import array
+
+    import numpy as np
+
+    good = b"".join(wk.varint(v) for v in [300, -1, 7] * 30_000)  # several windows
+    out = array("q", [5, 6])
+    with pytest.raises(onnxdata.DecodeError, match="offset 390010 is longer than 10 bytes"):
+        npvarints.decode(np, good + b"\x80" * 10 + b"\x01", 10, out)
+    assert out == array("q", [5, 6])
+    npvarints.decode(np, good, 10, out)
+    assert out == array("q", [5, 6] + [300, -1, 7] * 30_000)
 
 
 @pytest.mark.parametrize("code, values", [
