@@ -217,11 +217,51 @@ def _element(values: Any, v: Any, lo: int, hi: int) -> int:
         raise
 
 
+# A sub-message tag -> its 128 encodings followed by a one-byte length.
+_HEADS = {
+    tag: [tag + bytes((n,)) for n in range(0x80)]
+    for tag in (b"\x0a", b"\x12", b"\x1a", b"\x22", b"\x2a", b"\x32", b"\x3a", b"\x6a", b"\x82\x01")
+}
+
 # tag -> the 128 two-byte encodings of that tag with a one-byte varint or length.
 _TAGGED = {
     tag: [bytes((tag, v)) for v in range(0x80)] for tag in (0x08, 0x10, 0x18, 0x22, 0x32, 0x4A)
 }
 _DIMS, _DATA_TYPE, _RAW_DATA = _TAGGED[0x08], _TAGGED[0x10], _TAGGED[0x4A]
+
+
+# Encodings of short dims lists written before, by their bytes(): the tensors of
+# a sequence or map usually share one shape.  Bounded; see _small_dims.
+_DIMS_SEEN: dict[bytes, bytes] = {}
+_DIMS_SEEN_MAX = 1024
+_DIMS_SEEN_LEN = 8
+
+
+def _small_dims(dims: Any) -> bytes | None:
+    """``dims`` written unpacked if all values are ints in 0..127 (else None).
+
+    ``bytes(dims)`` checks and converts the values in one C call: it takes
+    what ``operator.index`` takes, as ``_int`` does, and refuses floats and
+    values outside 0..255.  Only a ``bool`` gets through, as 0 or 1, so
+    those two values make it look at the types.  Short lists' encodings are
+    remembered.  Two dims: 350 ns -> 150 ns.
+    """
+    try:
+        key = bytes(dims)
+    except (TypeError, ValueError):
+        return None
+    b = _DIMS_SEEN.get(key)
+    if b is None:
+        if not key.isascii():
+            return None
+        encoded = bytearray(b"\x08" * (2 * len(key)))
+        encoded[1::2] = key
+        b = bytes(encoded)
+        if len(key) <= _DIMS_SEEN_LEN and len(_DIMS_SEEN) < _DIMS_SEEN_MAX:
+            _DIMS_SEEN[key] = b
+    if (0 in key or 1 in key) and bool in set(map(type, dims)):
+        return None
+    return b
 
 
 def _unpacked_varints(tag: int, values: Any, lo: int, hi: int) -> bytes:
@@ -339,18 +379,27 @@ def _subs(tag: bytes, msgs: Any, cls: type[Message], out: _Out, depth: int) -> i
                 err._within(f"[{i}]")
                 raise
     encode = _ENCODERS[cls]
+    heads = _HEADS[tag]  # a length below 128: its head from the table
+    short = len(tag) + 1
+    append = out.append
+    depth -= 1
     size = 0
-    i = 0
+    m = None
     try:
-        for i, m in enumerate(msgs):  # noqa: B007 - i names the element on error
+        for m in msgs:
             slot = len(out)
-            out.append(b"")
-            n = encode(m, out, depth - 1)
-            head = tag + encode_varint(n)
-            out[slot] = head
-            size += len(head) + n
+            append(b"")
+            n = encode(m, out, depth)
+            if n < 0x80:
+                out[slot] = heads[n]
+                size += short + n
+            else:
+                head = tag + encode_varint(n)
+                out[slot] = head
+                size += len(head) + n
     except EncodeError as err:
-        err._within(f"[{i}]")
+        # The element's first occurrence failed first: name it by its position.
+        err._within(f"[{next(i for i, x in enumerate(msgs) if x is m)}]")
         raise
     return size
 
@@ -397,9 +446,8 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
         if type(dims) is not list:
             dims = _items(dims)
         if dims:
-            if len(dims) == 1 and type(dims[0]) is int and 0 <= dims[0] < 0x80:
-                b = _DIMS[dims[0]]
-            else:
+            b = _small_dims(dims)
+            if b is None:
                 b = _unpacked_varints(0x08, dims, INT64_MIN, INT64_MAX)
             out.append(b)
             size += len(b)
@@ -486,7 +534,9 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
         if values:
             size += _subs(b"\x82\x01", values, StringStringEntryProto, out, depth)
         name = "unknown_fields"
-        size += _trailer(m, out, depth)
+        unknown = m.unknown_fields
+        if type(unknown) is not bytes or unknown:
+            size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise

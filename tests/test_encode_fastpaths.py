@@ -1,0 +1,116 @@
+"""The encoder's fast paths give the bytes and the errors of its general paths.
+
+Each fast path (remembered dims, sub-message heads from a table, ...) is fed
+the values at its edges; the bytes are compared with the oracle's, and bad
+values must fail exactly as they do off the fast path.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+import numpy as np
+import pytest
+from oracle import to_oracle
+
+import onnxdata
+from onnxdata import MapProto, SequenceProto, TensorProto, _encode
+
+DIMS = [
+    [3, 4],
+    [4, 3],
+    [3, 4, 1],
+    [0],
+    [1],
+    [0, 1],
+    [127],
+    [128],
+    [127, 128],
+    [255],
+    [256],
+    [2**63 - 1],
+    [-1],
+    [-(2**63)],
+    [5] * 9,  # longer than what is remembered
+    [np.int64(3), 4],
+    (3, 4),
+    np.array([3, 4]),
+]
+
+
+def _oracle_bytes(m: Any) -> bytes:
+    data: bytes = to_oracle(m).SerializeToString()
+    return data
+
+
+@pytest.mark.parametrize("dims", DIMS, ids=repr)
+def test_dims_bytes(dims: Any) -> None:
+    for _ in range(2):  # the second time from what the first remembered
+        t = TensorProto(dims=dims, data_type=1)
+        assert t.encode() == _oracle_bytes(TensorProto(dims=list(dims), data_type=1))
+        s = onnxdata.SparseTensorProto(dims=dims)
+        assert s.encode() == _oracle_bytes(onnxdata.SparseTensorProto(dims=list(dims)))
+
+
+@pytest.mark.parametrize(
+    "dims, error",
+    [
+        ([True], TypeError),
+        ([3, False], TypeError),
+        ([1, np.True_], TypeError),
+        ([3.0], TypeError),
+        ([3, 4.0], TypeError),
+        ([2**64], ValueError),
+        ([-(2**63) - 1], ValueError),
+        (["3"], TypeError),
+    ],
+    ids=repr,
+)
+def test_dims_refused(dims: list[Any], error: type[Exception]) -> None:
+    for seen in ([1], [3, 0], [1, 1], [3, 3], [3, 4]):  # a remembered shape must still check
+        TensorProto(dims=seen).encode()
+    with pytest.raises(error) as info:
+        TensorProto(dims=dims).encode()
+    assert isinstance(info.value, onnxdata.EncodeError)
+    assert info.value.path.startswith("TensorProto.dims[")
+
+
+def test_dims_memory_is_bounded() -> None:
+    for i in range(2 * _encode._DIMS_SEEN_MAX):
+        dims = [i % 128, i // 128 + 2]
+        assert TensorProto(dims=dims).encode() == _oracle_bytes(TensorProto(dims=dims))
+    assert len(_encode._DIMS_SEEN) <= _encode._DIMS_SEEN_MAX
+
+
+@pytest.mark.parametrize("raw", [0, 1, 120, 127, 128, 200, 20_000])
+def test_sub_message_lengths(raw: int) -> None:
+    """Sub-message lengths around the one-byte head table's edge, in every repeated field."""
+    t = TensorProto(dims=[2], data_type=2, raw_data=bytes(raw))
+    e = onnxdata.StringStringEntryProto(key="k" * raw, value="")
+    seq = SequenceProto(elem_type=1, tensor_values=[t, TensorProto(), t])
+    nested = SequenceProto(elem_type=3, sequence_values=[seq, SequenceProto(), seq])
+    for m in (
+        seq,
+        nested,
+        TensorProto(external_data=[e, e], metadata_props=[e]),
+        SequenceProto(sparse_tensor_values=[onnxdata.SparseTensorProto(values=t)] * 2),
+        SequenceProto(map_values=[MapProto(keys=[1], values=seq)] * 2),
+        SequenceProto(optional_values=[onnxdata.OptionalProto(tensor_value=t)] * 2),
+    ):
+        assert m.encode() == _oracle_bytes(m)
+
+
+def test_bad_element_named_by_position() -> None:
+    good = TensorProto(dims=[1])
+    bad = TensorProto(dims=[1.5])
+    m = SequenceProto(tensor_values=[good, good, bad, bad])
+    with pytest.raises(TypeError) as info:
+        m.encode()
+    assert isinstance(info.value, onnxdata.EncodeError)
+    assert info.value.path == "SequenceProto.tensor_values[2].dims[0]"
+
+
+def test_array_dims() -> None:
+    t = TensorProto(dims=array("q", [3, 4]))
+    assert t.encode() == _oracle_bytes(TensorProto(dims=[3, 4]))
