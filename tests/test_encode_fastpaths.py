@@ -114,3 +114,47 @@ def test_bad_element_named_by_position() -> None:
 def test_array_dims() -> None:
     t = TensorProto(dims=array("q", [3, 4]))
     assert t.encode() == _oracle_bytes(TensorProto(dims=[3, 4]))
+
+
+def _edges() -> list[int]:
+    """Values at every varint length's edges, both signs, and 0."""
+    out = [0, 1, -1, 2**63 - 1, -(2**63)]
+    for k in range(1, 10):
+        out += [2 ** (7 * k) - 1, 2 ** (7 * k), -(2 ** (7 * k)), -(2 ** (7 * k)) + 1]
+    return [x for x in out if -(2**63) <= x < 2**63]
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        _edges(),
+        _edges()[::-1],
+        [0] * 20,
+        [0, *range(-20, 20), 0],
+        list(range(1, 17)),  # all one byte
+        [x for x in _edges() if x] * 3,  # no zero: one run of slots
+        list(range(-5000, 5000, 3)),  # more than a chunk of slots
+        [2**40 + i for i in range(4096)],  # exactly a chunk
+        [np.int64(300), *range(300, 330)],  # not all int: the per-value loop
+    ],
+    ids=lambda k: f"{len(k)} keys",
+)
+def test_many_keys(keys: list[Any]) -> None:
+    m = MapProto(key_type=7, keys=keys)
+    assert m.encode() == _oracle_bytes(MapProto(key_type=7, keys=[int(k) for k in keys]))
+    s = onnxdata.SparseTensorProto(dims=keys)
+    assert s.encode() == _oracle_bytes(onnxdata.SparseTensorProto(dims=[int(k) for k in keys]))
+
+
+@pytest.mark.parametrize(
+    "bad, error",
+    [(True, TypeError), (2**63, ValueError), (-(2**63) - 1, ValueError), (1.0, TypeError)],
+    ids=repr,
+)
+def test_many_keys_refused(bad: Any, error: type[Exception]) -> None:
+    keys = list(range(100, 140))
+    keys[33] = bad
+    with pytest.raises(error) as info:
+        MapProto(keys=keys).encode()
+    assert isinstance(info.value, onnxdata.EncodeError)
+    assert info.value.path == "MapProto.keys[33]"
