@@ -525,16 +525,36 @@ def _subs(tag: bytes, msgs: Any, cls: type[Message], out: _Out, depth: int) -> i
 
 
 def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
-    """A repeated bytes field; short ``bytes`` entries (the usual case) in bulk."""
+    """A repeated bytes field; ``bytes`` entries shorter than 128 (the usual case) in bulk.
+
+    One ``%`` formatting call writes them all, from a template of four bytes
+    per entry: the tag, the length, ``%b``.  No head object is made per entry,
+    and the final join gets one piece instead of two per entry: strings100k
+    encode 11.2 -> 7.4 ms.  (A length of 37 is ``%``: that entry's template
+    is ``tag %% %b``; no other four bytes of a template can read ``tag % % b``.)
+    encode_to's plan (_stream.py) gets the entries themselves, nothing joined.
+    """
     if type(values) is list and values and set(map(type, values)) == {bytes}:
-        lengths = list(map(len, values))
-        if max(lengths) < 0x80:
+        try:
+            lengths = bytes(map(len, values))
+        except ValueError:  # a length above 255
+            lengths = b"\x80"
+        if lengths.isascii():
+            n = len(values)
+            if type(out) is list:
+                template = bytearray((tag + b"\0%b") * n)
+                template[1::4] = lengths
+                if 0x25 in lengths:
+                    template = template.replace(tag + b"%%b", tag + b"%%%b")
+                b = template % tuple(values)
+                out.append(b)
+                return len(b)
             heads = _TAGGED[tag[0]]
-            chunks: list[bytes] = [b""] * (2 * len(values))
+            chunks: list[bytes] = [b""] * (2 * n)
             chunks[0::2] = map(heads.__getitem__, lengths)
             chunks[1::2] = values
             out.extend(chunks)
-            return 2 * len(values) + sum(lengths)
+            return 2 * n + sum(lengths)
     size = 0
     for i, v in enumerate(values):
         try:

@@ -7,6 +7,7 @@ values must fail exactly as they do off the fast path.
 
 from __future__ import annotations
 
+import io
 from array import array
 from typing import Any
 
@@ -158,3 +159,58 @@ def test_many_keys_refused(bad: Any, error: type[Exception]) -> None:
         MapProto(keys=keys).encode()
     assert isinstance(info.value, onnxdata.EncodeError)
     assert info.value.path == "MapProto.keys[33]"
+
+
+class _Sub(bytes):
+    """A bytes subclass with a ``__dict__``: its size says more than its length."""
+
+
+class _SlotSub(bytes):
+    __slots__ = ()
+
+
+STRINGS = [
+    [b""],
+    [b"", b"", b""],
+    [b"x" * 127],
+    [b"x" * 128],
+    [b"a", b"x" * 127, b"b"],
+    [b"a", b"x" * 128, b"b"],
+    [b"x" * 222, b"y"],  # sizes past a byte's range
+    [b"x" * 300] * 3,
+    [b"%c%b%%", b"%", b"%s"],  # the template's own characters in the entries
+    [b"x" * 37, b"%" * 37, b"2%%b" * 9 + b"2", b'"%%b', b"", b"%" * 37],  # length 37 is "%"
+    [b"x" * 37],
+    [b"b" * 37, b"%" * 98, b"x" * 50, b"%" * 34, b"x" * 2],  # lengths "%", "b", "2", '"'
+    [bytes(range(256))[:100], b"\x00", b"\xff"],
+    [b"ab", bytearray(b"cd"), b"ef"],
+    [b"ab", memoryview(b"cd"), b"ef"],
+    [memoryview(array("i", [1, 2])), b"q"],
+    [_Sub(b"ab"), b"cd"],
+    [_SlotSub(b"ab"), b"cd"],
+    [np.bytes_(b"ab"), b"cd"],
+    [f"token-{i}-é".encode() for i in range(1000)],
+]
+
+
+@pytest.mark.parametrize("strings", STRINGS, ids=lambda s: repr(s)[:40])
+def test_string_data(strings: list[Any]) -> None:
+    plain = [bytes(s) for s in strings]
+    t = TensorProto(dims=[len(strings)], data_type=8, string_data=strings)
+    assert t.encode() == _oracle_bytes(
+        TensorProto(dims=[len(plain)], data_type=8, string_data=plain)
+    )
+    m = MapProto(key_type=8, string_keys=strings)
+    assert m.encode() == _oracle_bytes(MapProto(key_type=8, string_keys=plain))
+    file = io.BytesIO()  # encode_to's plan takes another path
+    t.encode_to(file)
+    assert file.getvalue() == t.encode()
+
+
+@pytest.mark.parametrize("bad", ["ab", 3, None, array("b", [1])], ids=repr)
+def test_string_data_refused(bad: Any) -> None:
+    t = TensorProto(string_data=[b"a", b"b", bad])
+    with pytest.raises(TypeError) as info:
+        t.encode()
+    assert isinstance(info.value, onnxdata.EncodeError)
+    assert info.value.path == "TensorProto.string_data[2]"
