@@ -488,28 +488,22 @@ def _sub(tag: bytes, msg: Any, cls: type[Message], out: _Out, depth: int) -> int
 
 
 def _subs(tag: bytes, msgs: Any, cls: type[Message], out: _Out, depth: int) -> int:
-    """A repeated message field: ``_sub`` for each element, its checks hoisted."""
+    """A repeated message field: ``_sub`` for each element, its checks inlined."""
     if type(out) is not list:  # encode_to's plan (see _stream.py)
         return out.subs(tag, msgs, cls, depth)  # type: ignore[attr-defined,no-any-return]
-    if depth <= 0 or not all(type(m) is cls for m in msgs):
-        for i, m in enumerate(msgs):  # the slow path finds and names the bad element
-            try:
-                _sub(tag, m, cls, out, depth)
-            except EncodeError as err:
-                err._within(f"[{i}]")
-                raise
     encode = _ENCODERS[cls]
     heads = _HEADS[tag]  # a length below 128: its head from the table
     short = len(tag) + 1
     append = out.append
-    depth -= 1
     size = 0
     m = None
     try:
         for m in msgs:
+            if type(m) is not cls or depth <= 0:
+                check_sub(m, cls, depth)  # a subclass passes
             slot = len(out)
             append(b"")
-            n = encode(m, out, depth)
+            n = encode(m, out, depth - 1)
             if n < 0x80:
                 out[slot] = heads[n]
                 size += short + n
@@ -697,7 +691,9 @@ def _segment(m: Any, out: _Out, depth: int) -> int:
             out.append(b)
             size += len(b)
         name = "unknown_fields"
-        size += _trailer(m, out, depth)
+        unknown = m.unknown_fields
+        if type(unknown) is not bytes or unknown:
+            size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -705,9 +701,7 @@ def _segment(m: Any, out: _Out, depth: int) -> int:
 
 
 def _trailer(m: Any, out: _Out, depth: int = MAX_DEPTH) -> int:
-    unknown = m.unknown_fields
-    if type(unknown) is bytes and not unknown:
-        return 0
+    """Unknown fields, checked; the callers skip the usual empty ``bytes``."""
     b = _check_unknown(m, depth)
     out.append(b)
     return len(b)
@@ -723,7 +717,9 @@ def _entry(m: StringStringEntryProto, out: _Out, depth: int) -> int:
         if m.value is not None:
             size += _length_delimited(b"\x12", _str(m.value), out)
         name = "unknown_fields"
-        size += _trailer(m, out, depth)
+        unknown = m.unknown_fields
+        if type(unknown) is not bytes or unknown:
+            size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -749,22 +745,23 @@ def _sparse(m: SparseTensorProto, out: _Out, depth: int) -> int:
             out.append(b)
             size += len(b)
         name = "unknown_fields"
-        size += _trailer(m, out, depth)
+        unknown = m.unknown_fields
+        if type(unknown) is not bytes or unknown:
+            size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
     return size
 
 
-def _head(m: Any, out: _Out, type_field: str) -> int:
-    """``name`` (1) and the int32 type field (2) that open the container messages."""
+def _head(m: Any, out: _Out, type_field: str, value: Any) -> int:
+    """``name`` (1) and the int32 type field (2), ``value``, that open the container messages."""
     size = 0
     name = "name"
     try:
         if m.name is not None:
             size += _length_delimited(b"\x0a", _str(m.name), out)
         name = type_field
-        value = getattr(m, type_field)
         if value is not None:
             b = b"\x10" + _varint(_int(value, INT32_MIN, INT32_MAX))
             out.append(b)
@@ -777,7 +774,11 @@ def _head(m: Any, out: _Out, type_field: str) -> int:
 
 def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
     values: Any
-    size = _head(m, out, "elem_type")
+    if m.name is None and type(m.elem_type) is int and 0 <= m.elem_type < 0x80:
+        out.append(_DATA_TYPE[m.elem_type])  # the usual head, without a call
+        size = 2
+    else:
+        size = _head(m, out, "elem_type", m.elem_type)
     try:
         name = "tensor_values"
         values = m.tensor_values
@@ -810,7 +811,9 @@ def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
         if values:
             size += _subs(b"\x3a", values, OptionalProto, out, depth)
         name = "unknown_fields"
-        size += _trailer(m, out, depth)
+        unknown = m.unknown_fields
+        if type(unknown) is not bytes or unknown:
+            size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -819,7 +822,11 @@ def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
 
 def _map(m: MapProto, out: _Out, depth: int) -> int:
     values: Any
-    size = _head(m, out, "key_type")
+    if m.name is None and type(m.key_type) is int and 0 <= m.key_type < 0x80:
+        out.append(_DATA_TYPE[m.key_type])  # the usual head, without a call
+        size = 2
+    else:
+        size = _head(m, out, "key_type", m.key_type)
     try:
         name = "keys"
         values = m.keys
@@ -839,7 +846,9 @@ def _map(m: MapProto, out: _Out, depth: int) -> int:
         if m.values is not None:
             size += _sub(b"\x2a", m.values, SequenceProto, out, depth)
         name = "unknown_fields"
-        size += _trailer(m, out, depth)
+        unknown = m.unknown_fields
+        if type(unknown) is not bytes or unknown:
+            size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise
@@ -847,7 +856,11 @@ def _map(m: MapProto, out: _Out, depth: int) -> int:
 
 
 def _optional(m: OptionalProto, out: _Out, depth: int) -> int:
-    size = _head(m, out, "elem_type")
+    if m.name is None and type(m.elem_type) is int and 0 <= m.elem_type < 0x80:
+        out.append(_DATA_TYPE[m.elem_type])  # the usual head, without a call
+        size = 2
+    else:
+        size = _head(m, out, "elem_type", m.elem_type)
     try:
         name = "tensor_value"
         if m.tensor_value is not None:
@@ -865,7 +878,9 @@ def _optional(m: OptionalProto, out: _Out, depth: int) -> int:
         if m.optional_value is not None:
             size += _sub(b"\x3a", m.optional_value, OptionalProto, out, depth)
         name = "unknown_fields"
-        size += _trailer(m, out, depth)
+        unknown = m.unknown_fields
+        if type(unknown) is not bytes or unknown:
+            size += _trailer(m, out, depth)
     except EncodeError as err:
         _attach(err, name)
         raise

@@ -214,3 +214,42 @@ def test_string_data_refused(bad: Any) -> None:
         t.encode()
     assert isinstance(info.value, onnxdata.EncodeError)
     assert info.value.path == "TensorProto.string_data[2]"
+
+
+def test_subclass_elements_written_once() -> None:
+    """A subclass of the field's class is accepted, and written once (not twice)."""
+
+    class Tensor(TensorProto):
+        __slots__ = ()
+
+    m = SequenceProto(elem_type=1, tensor_values=[Tensor(dims=[1]), TensorProto(dims=[2])])
+    plain = SequenceProto(elem_type=1, tensor_values=[TensorProto(dims=[1]), TensorProto(dims=[2])])
+    assert m.encode() == plain.encode() == _oracle_bytes(plain)
+
+
+@pytest.mark.parametrize("name", [None, "", "seq"])
+@pytest.mark.parametrize("elem_type", [None, 0, 1, 127, 128, -1, 2**31 - 1, np.int32(3)])
+def test_container_heads(name: str | None, elem_type: Any) -> None:
+    t = TensorProto(dims=[1])
+    plain = None if elem_type is None else int(elem_type)
+    for cls, kw in (
+        (SequenceProto, {"elem_type": elem_type, "tensor_values": [t]}),
+        (onnxdata.OptionalProto, {"elem_type": elem_type, "tensor_value": t}),
+        (MapProto, {"key_type": elem_type, "keys": [1], "values": SequenceProto()}),
+    ):
+        field = "key_type" if cls is MapProto else "elem_type"
+        m = cls(name=name, **kw)
+        assert m.encode() == _oracle_bytes(cls(name=name, **{**kw, field: plain}))
+
+
+@pytest.mark.parametrize("bad, error", [(True, TypeError), (1.0, TypeError), (2**31, ValueError)])
+def test_container_heads_refused(bad: Any, error: type[Exception]) -> None:
+    for m, path in (
+        (SequenceProto(elem_type=bad), "SequenceProto.elem_type"),
+        (onnxdata.OptionalProto(elem_type=bad), "OptionalProto.elem_type"),
+        (MapProto(key_type=bad), "MapProto.key_type"),
+    ):
+        with pytest.raises(error) as info:
+            m.encode()
+        assert isinstance(info.value, onnxdata.EncodeError)
+        assert info.value.path == path
