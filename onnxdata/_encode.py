@@ -524,11 +524,15 @@ def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
     One ``%`` formatting call writes them all, from a template of four bytes
     per entry: the tag, the length, ``%b``.  No head object is made per entry,
     and the final join gets one piece instead of two per entry: strings100k
-    encode 11.2 -> 7.4 ms.  (A length of 37 is ``%``: that entry's template
-    is ``tag %% %b``; no other four bytes of a template can read ``tag % % b``.)
-    encode_to's plan (_stream.py) gets the entries themselves, nothing joined.
+    encode 11.2 -> 7.4 ms.  encode_to's plan (_stream.py) gets the entries
+    themselves instead, so that nothing is joined.
     """
-    if type(values) is list and values and set(map(type, values)) == {bytes}:
+    # (countOf: 1.2 ms for 100,000 entries, where a set of their types takes 1.7)
+    if (
+        type(values) is list
+        and values
+        and operator.countOf(map(type, values), bytes) == len(values)
+    ):
         try:
             lengths = bytes(map(len, values))
         except ValueError:  # a length above 255
@@ -539,8 +543,9 @@ def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
                 template = bytearray((tag + b"\0%b") * n)
                 template[1::4] = lengths
                 if 0x25 in lengths:
-                    template = template.replace(tag + b"%%b", tag + b"%%%b")
-                b = template % tuple(values)
+                    b = _percent_lengths(tag, values, lengths, template)
+                else:
+                    b = template % tuple(values)
                 out.append(b)
                 return len(b)
             heads = _TAGGED[tag[0]]
@@ -557,6 +562,34 @@ def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
             err._within(f"[{i}]")
             raise
     return size
+
+
+def _percent_lengths(
+    tag: bytes, values: list[bytes], lengths: bytes, template: bytearray
+) -> bytes | bytearray:
+    """_bytes_list's formatting when some lengths are 37, ``%``.
+
+    Those entries' templates become ``tag %c %b``, their length an argument.
+    Where they are many, ``tag %% %b`` (a literal ``%``) by one replace is
+    faster; no other four bytes of the template can read ``tag % % b``.
+    """
+    count = lengths.count(0x25)
+    if count > len(values) >> 6:
+        return template.replace(tag + b"%%b", tag + b"%%%b") % tuple(values)
+    pieces: list[bytes | bytearray] = []
+    items: list[Any] = []
+    start = 0
+    for _ in range(count):
+        i = lengths.index(0x25, start)
+        pieces.append(template[4 * start : 4 * i])
+        pieces.append(tag + b"%c%b")
+        items += values[start:i]
+        items.append(0x25)
+        items.append(values[i])
+        start = i + 1
+    pieces.append(template[4 * start :])
+    items += values[start:]
+    return b"".join(pieces) % tuple(items)
 
 
 def _attach(err: EncodeError, name: str) -> None:

@@ -181,6 +181,8 @@ STRINGS = [
     [b"%c%b%%", b"%", b"%s"],  # the template's own characters in the entries
     [b"x" * 37, b"%" * 37, b"2%%b" * 9 + b"2", b'"%%b', b"", b"%" * 37],  # length 37 is "%"
     [b"x" * 37],
+    [b"a"] * 100 + [b"%" * 37] + [b"b"] * 100 + [b"2%%b" * 9 + b"2"] + [b"c"] * 10,  # a few 37s
+    [b"x" * 37, *[b"a"] * 100, b"y" * 37],
     [b"b" * 37, b"%" * 98, b"x" * 50, b"%" * 34, b"x" * 2],  # lengths "%", "b", "2", '"'
     [bytes(range(256))[:100], b"\x00", b"\xff"],
     [b"ab", bytearray(b"cd"), b"ef"],
