@@ -235,6 +235,8 @@ _TAGGED = {
     tag: [bytes((tag, v)) for v in range(0x80)] for tag in (0x08, 0x10, 0x18, 0x22, 0x32, 0x4A)
 }
 _DIMS, _DATA_TYPE, _RAW_DATA = _TAGGED[0x08], _TAGGED[0x10], _TAGGED[0x4A]
+# Type fields' values that need no check: ints, and the enums (numpy_helper sets them).
+_INTS = frozenset({int, TensorProto.DataType, SequenceProto.DataType, OptionalProto.DataType})
 
 
 # Encodings of short dims lists written before, by their bytes(): the tensors of
@@ -621,7 +623,7 @@ def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
         name = "data_type"
         data_type = m.data_type
         if data_type is not None:
-            if type(data_type) is int and 0 <= data_type < 0x80:
+            if type(data_type) in _INTS and 0 <= data_type < 0x80:
                 b = _DATA_TYPE[data_type]
             else:
                 b = b"\x10" + _varint(_int(data_type, INT32_MIN, INT32_MAX))
@@ -807,11 +809,12 @@ def _head(m: Any, out: _Out, type_field: str, value: Any) -> int:
 
 def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
     values: Any
-    if m.name is None and type(m.elem_type) is int and 0 <= m.elem_type < 0x80:
-        out.append(_DATA_TYPE[m.elem_type])  # the usual head, without a call
+    head: Any = m.elem_type
+    if m.name is None and type(head) in _INTS and 0 <= head < 0x80:
+        out.append(_DATA_TYPE[head])  # the usual head, without a call
         size = 2
     else:
-        size = _head(m, out, "elem_type", m.elem_type)
+        size = _head(m, out, "elem_type", head)
     try:
         name = "tensor_values"
         values = m.tensor_values
@@ -855,11 +858,12 @@ def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
 
 def _map(m: MapProto, out: _Out, depth: int) -> int:
     values: Any
-    if m.name is None and type(m.key_type) is int and 0 <= m.key_type < 0x80:
-        out.append(_DATA_TYPE[m.key_type])  # the usual head, without a call
+    head: Any = m.key_type
+    if m.name is None and type(head) in _INTS and 0 <= head < 0x80:
+        out.append(_DATA_TYPE[head])  # the usual head, without a call
         size = 2
     else:
-        size = _head(m, out, "key_type", m.key_type)
+        size = _head(m, out, "key_type", head)
     try:
         name = "keys"
         values = m.keys
@@ -889,11 +893,12 @@ def _map(m: MapProto, out: _Out, depth: int) -> int:
 
 
 def _optional(m: OptionalProto, out: _Out, depth: int) -> int:
-    if m.name is None and type(m.elem_type) is int and 0 <= m.elem_type < 0x80:
-        out.append(_DATA_TYPE[m.elem_type])  # the usual head, without a call
+    head: Any = m.elem_type
+    if m.name is None and type(head) in _INTS and 0 <= head < 0x80:
+        out.append(_DATA_TYPE[head])  # the usual head, without a call
         size = 2
     else:
-        size = _head(m, out, "elem_type", m.elem_type)
+        size = _head(m, out, "elem_type", head)
     try:
         name = "tensor_value"
         if m.tensor_value is not None:
