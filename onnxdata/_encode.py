@@ -234,7 +234,7 @@ _HEADS = {
 _TAGGED = {
     tag: [bytes((tag, v)) for v in range(0x80)] for tag in (0x08, 0x10, 0x18, 0x22, 0x32, 0x4A)
 }
-_DIMS, _DATA_TYPE, _RAW_DATA = _TAGGED[0x08], _TAGGED[0x10], _TAGGED[0x4A]
+_DATA_TYPE, _RAW_DATA = _TAGGED[0x10], _TAGGED[0x4A]
 # Type fields' values that need no check: ints, and the enums (numpy_helper sets them).
 _INTS = frozenset({int, TensorProto.DataType, SequenceProto.DataType, OptionalProto.DataType})
 
@@ -536,9 +536,9 @@ def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
         and operator.countOf(map(type, values), bytes) == len(values)
     ):
         try:
-            lengths = bytes(map(len, values))
+            lengths = bytearray(map(len, values))  # (bytearray: 1.6 ms, bytes: 2.1)
         except ValueError:  # a length above 255
-            lengths = b"\x80"
+            lengths = bytearray(b"\x80")
         if lengths.isascii():
             n = len(values)
             if type(out) is list:
@@ -567,7 +567,7 @@ def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
 
 
 def _percent_lengths(
-    tag: bytes, values: list[bytes], lengths: bytes, template: bytearray
+    tag: bytes, values: list[bytes], lengths: bytearray, template: bytearray
 ) -> bytes | bytearray:
     """_bytes_list's formatting when some lengths are 37, ``%``.
 
