@@ -326,24 +326,23 @@ _LANE_MASKS: list[int] = []  # made on first use: 45 kB each
 
 def _lane_masks() -> list[int]:
     if not _LANE_MASKS:
-        _LANE_MASKS.extend(
-            [
-                _slot_mask(LOW56),
-                _slot_mask(0xFF << 56),
-                _slot_mask(LO56),
-                _slot_mask(HI56),
-                _slot_mask(LO28),
-                _slot_mask(HI28),
-                _slot_mask(LO14),
-                _slot_mask(HI14),
-                _group_mask(0x7F, 9),
-                _group_mask(0x80, 9),
-                _group_mask(0x80, 8),
-                _group_mask(0x80, 6),
-                _group_mask(0x80, 2),
-                int.from_bytes((b"\x01" + bytes(_SLOT - 1)) * _CHUNK, "little"),  # tag bytes
-            ]
-        )
+        # one slice assignment: two threads here at once still leave 14 masks
+        _LANE_MASKS[:] = [
+            _slot_mask(LOW56),
+            _slot_mask(0xFF << 56),
+            _slot_mask(LO56),
+            _slot_mask(HI56),
+            _slot_mask(LO28),
+            _slot_mask(HI28),
+            _slot_mask(LO14),
+            _slot_mask(HI14),
+            _group_mask(0x7F, 9),
+            _group_mask(0x80, 9),
+            _group_mask(0x80, 8),
+            _group_mask(0x80, 6),
+            _group_mask(0x80, 2),
+            int.from_bytes((b"\x01" + bytes(_SLOT - 1)) * _CHUNK, "little"),  # tag bytes
+        ]
     return _LANE_MASKS
 
 
