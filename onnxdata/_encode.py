@@ -524,8 +524,8 @@ def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
 
     One ``%`` formatting call writes them all, from a template of four bytes
     per entry: the tag, the length, ``%b``.  No head object is made per entry,
-    and the final join gets one piece instead of two per entry: strings100k
-    encode 11.2 -> 7.4 ms.  encode_to's plan (_stream.py) gets the entries
+    and the final join gets one piece instead of two per entry: with the
+    passes below, strings100k encode 10.8 -> 5.8 ms.  encode_to's plan (_stream.py) gets the entries
     themselves instead, so that nothing is joined.
     """
     # (countOf: 1.2 ms for 100,000 entries, where a set of their types takes 1.7)
