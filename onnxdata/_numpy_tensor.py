@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from . import _decode
 from . import _numpy_bits as bits
 from ._external import read_external_data, uses_external_data
 from ._messages import TensorProto
@@ -255,9 +256,27 @@ def _ints(tensor: TensorProto, field: str, values: Sequence[int], dtype: np.dtyp
         ) from exc
 
 
+# dtype -> data type, for the dtypes whose values go to raw_data as they are in
+# memory (native byte order on a little-endian host, whole bytes per value);
+# filled as array_to_tensor meets them.
+_RAW_AS_IS: dict[np.dtype[Any], int] = {}
+_new_tensor = _decode._BLANK[TensorProto]  # an empty message, twice as fast as __init__
+
+
 def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:
     """The TensorProto of ``array``; see ``numpy_helper.from_array``."""
-    if isinstance(array, np.generic):
+    if type(array) is np.ndarray:
+        # The usual case in a few steps: 2.4 -> 1.3 us for a small array.
+        code = _RAW_AS_IS.get(array.dtype)
+        if code is not None:
+            tensor: TensorProto = _new_tensor()
+            tensor.dims = list(array.shape)
+            tensor.data_type = code
+            tensor.raw_data = array.tobytes()
+            if name:
+                tensor.name = name
+            return tensor
+    elif isinstance(array, np.generic):
         array = np.asarray(array)
     elif not isinstance(array, np.ndarray):
         raise TypeError(
@@ -281,6 +300,8 @@ def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:
         tensor.raw_data = bits.pack(array, spec.bits)
     elif _LITTLE or dtype.itemsize == 1:
         tensor.raw_data = array.tobytes()
+        if array.dtype is dtype and len(_RAW_AS_IS) < 64:  # native: no copy was made above
+            _RAW_AS_IS[dtype] = code
     else:  # pragma: no cover - big-endian hosts
         tensor.raw_data = array.byteswap().tobytes()
     tensor.data_type = code
