@@ -16,7 +16,8 @@ at once; every other step is one C call per block too:
   a few shifts set each byte's continuation bit (is a higher byte of the
   record nonzero?), and deleting the zero bytes drops each record's padding.
   A zero value, whose varint is the byte 0, is written as ten 0x80 bytes
-  meanwhile: no valid payload has more than nine in a row.
+  meanwhile: no valid payload has more than nine in a row.  A field written
+  unpacked (``MapProto.keys``) shifts every record up a byte for its tag.
 
 Records are little-endian and ``array`` holds native order, hence the
 byteswaps on big-endian hosts.  The results are those of the loops in
@@ -99,6 +100,7 @@ class _Block(NamedTuple):
     high0: int
     continued: int
     placeholder: int
+    first: int  # byte 0 of every record set to 1: the tag bytes of unpacked fields
 
 
 _blocks: dict[int, _Block] = {}
@@ -123,6 +125,7 @@ def _block(count: int) -> _Block:
             wide(_HIGH0),
             wide(_CONTINUED),
             wide(_PLACEHOLDER),
+            wide(1),
         )
         _blocks[count] = block
     return block
@@ -173,9 +176,13 @@ def decode(chunk: bytes, out: Any) -> bool:
     return True
 
 
-def encode(values: Any) -> bytes:
+def encode(values: Any, tag: int = 0) -> bytes:
     """The packed payload of an int32/int64/uint64 ``array``; negatives as 10-byte
     two's complement varints.
+
+    With a one-byte ``tag``, the field written unpacked instead: each varint
+    preceded by the tag (``MapProto.keys``, long ``dims``).  The records have
+    room for it: shifted up a byte, each varint leaves byte 0 to its tag.
     """
     if values.itemsize != 8:
         values = array(INT64, values)  # int32: sign-extended to 64 bits
@@ -210,6 +217,11 @@ def encode(values: Any) -> bytes:
             zero |= zero << 16
             zero |= (zero << 32) | (zero << 64)
             x |= zero & block.placeholder
+        if tag:
+            first = block.first
+            if count < block.size:
+                first &= (1 << 128 * count) - 1
+            x = (x << 8) | (first * tag)
         chunks.append(x.to_bytes(16 * count, "little").translate(None, b"\0"))
     payload = b"".join(chunks)
     return payload.replace(_ZERO, b"\0") if zeros else payload

@@ -134,8 +134,10 @@ def _edges() -> list[int]:
         [0, *range(-20, 20), 0],
         list(range(1, 17)),  # all one byte
         [x for x in _edges() if x] * 3,  # no zero: one run of slots
-        list(range(-5000, 5000, 3)),  # more than a chunk of slots
-        [2**40 + i for i in range(4096)],  # exactly a chunk
+        list(range(-5000, 5000, 3)),  # several blocks of lanes, zero inside one
+        [2**40 + i for i in range(1024)],  # exactly a block
+        [2**40 + i for i in range(1025)],  # a block and one value
+        [-(2**40) - i for i in range(9)],  # part of the smallest block
         [np.int64(300), *range(300, 330)],  # not all int: the per-value loop
     ],
     ids=lambda k: f"{len(k)} keys",
