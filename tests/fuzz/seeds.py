@@ -228,7 +228,180 @@ def hand_made(cls: type) -> list[bytes]:
     for _ in range(99):
         groups = wk.f_group(19999, groups)
     cases += [groups, wk.f_group(19999, groups)]  # 100 and 101 nested groups
-    return cases
+    return cases + fast_path_cases(cls)
+
+
+# --------------------------------------------------------------------------
+# cases for the decoder's fast paths (runs read in one go, templates, lanes)
+
+
+def _tensor(dims: list[int], data_type: int | None, raw: bytes | None, extra: bytes = b"") -> bytes:
+    """A TensorProto as encoders write it: dims, data_type, raw_data, then ``extra``."""
+    out = b"".join(wk.f_varint(1, d) for d in dims)
+    if data_type is not None:
+        out += wk.f_varint(2, data_type)
+    if raw is not None:
+        out += wk.f_len(9, raw)
+    return out + extra
+
+
+def tensor_runs() -> list[bytes]:
+    """SequenceProto.tensor_values runs (field 3): tensors sharing a head (dims,
+    data_type, raw_data length) and near misses, which must not take the template."""
+    t = [_tensor([2, 2], 1, bytes([i]) * 16) for i in range(4)]
+    same_len_other_dims = _tensor([4, 1], 1, bytes(16))
+    other_type = _tensor([2, 2], 6, bytes(16))
+    longer = _tensor([2, 2], 1, bytes(17))
+    shorter = _tensor([2, 2], 1, bytes(15))
+    overlong_dim = wk.tag(1, wk.VARINT) + wk.varint(2, 2) + _tensor([2], 1, bytes(16))
+    named = _tensor([2, 2], 1, bytes(16), wk.f_len(8, b"n"))
+    reordered = wk.f_len(9, bytes(16)) + wk.f_varint(1, 2) + wk.f_varint(1, 2) + wk.f_varint(2, 1)
+    twice_raw = _tensor([2, 2], 1, bytes(4)) + wk.f_len(9, bytes(8))
+    big = [_tensor([300, 1], 1, bytes([i]) * 3) for i in range(3)]
+    scalar = [_tensor([], 7, bytes([i]) * 8) for i in range(3)]
+    empty_raw = [_tensor([0], 1, b"") for _ in range(3)]
+    negative_dim = [_tensor([-1, 2], 1, bytes(8)) for _ in range(3)]
+    negative_type = [_tensor([2], -1, bytes(8)) for _ in range(3)]
+    no_type = [_tensor([2], None, bytes(8)) for _ in range(3)]
+    no_raw = [_tensor([2], 1, None, wk.f_len(4, bytes(8))) for _ in range(3)]
+    misses = [_tensor([1], 1, bytes(4), wk.f_varint(1, 1)) for _ in range(5)]  # no template
+    runs = [
+        t,
+        t[:2],
+        [t[0], same_len_other_dims, t[1], other_type, longer, t[2], shorter, t[3]],
+        [overlong_dim, t[0], t[1]],
+        [t[0], overlong_dim, named, reordered, twice_raw, t[1]],
+        big,
+        scalar,
+        empty_raw,
+        negative_dim,
+        negative_type,
+        no_type,
+        no_raw,
+        misses + t,
+        misses[:3] + t,
+        [b"", *t],
+        [t[0], b"", t[1]],
+    ]
+    out = [b"".join(wk.f_len(3, x) for x in run) for run in runs]
+    # Two runs split by another field (each run has its own template), and the
+    # elem_type before them.
+    out.append(wk.f_varint(2, 1) + out[0] + wk.f_len(1, b"s") + out[1])
+    # Cut: the last tensor runs past the end, or its head is cut.
+    out += [out[0][:-1], out[0][: len(out[0]) - 17], out[0] + b"\x1a", out[0] + b"\x1a\x17"]
+    # A repeat whose length matches but whose head is one byte off.
+    off = bytearray(wk.f_len(3, t[1]))
+    off[3] ^= 1
+    out.append(wk.f_len(3, t[0]) + bytes(off) + wk.f_len(3, t[2]))
+    # A long run (numpy-sized sequence of raw tensors).
+    out.append(b"".join(wk.f_len(3, _tensor([3], 1, bytes([i]) * 12)) for i in range(40)))
+    return out
+
+
+_KEYS = [1, 2, 300, -1, -(2**63), 2**63 - 1, 0, 127, 128, -2, 2**32, -(2**31)]
+
+
+def key_runs() -> list[bytes]:
+    """MapProto.keys written unpacked (tag 0x18), in runs: minimal varints, 10-byte
+    negatives, over-long ones, bits past the 64th, and bad varints in a run."""
+    key = functools.partial(wk.tag(3, wk.VARINT).__add__)
+    ten_high = b"\xff" * 9 + b"\x7f"  # bits past the 64th, dropped by upb
+    ten_one = b"\x80" * 9 + b"\x01"  # 2**63
+    runs = [
+        b"".join(key(wk.varint(k)) for k in _KEYS),
+        b"".join(key(wk.varint(k)) for k in _KEYS[:3]),
+        b"".join(key(wk.varint(k)) for k in (-1, -1, -1, -1, -1, -1, -1, -1, -2)),
+        b"".join(key(wk.varint(k, 10)) for k in (5, 0, 1, 300)),
+        key(ten_high) + key(ten_one) + key(wk.varint(-3)) + key(b"\x01"),
+        b"".join(key(wk.varint(k)) for k in range(40)),
+        b"".join(key(wk.varint(-k - 1)) for k in range(60)),  # 660 bytes: numpy-sized
+        b"".join(key(wk.varint(k * 1000003)) for k in range(90)),
+    ]
+    out = list(runs)
+    out.append(wk.f_varint(2, 7) + runs[0] + wk.f_len(3, b"\x01\x02") + runs[1])  # run, packed, run
+    out.append(runs[0] + wk.f_len(4, b"k") + runs[4])  # run, string_keys, run
+    out.append(runs[1] + wk.tag(3, wk.VARINT, 2) + b"\x05" + runs[1])  # over-long tag inside
+    out.append(runs[0] + key(b"\xff" * 10 + b"\x01") + runs[1])  # 11-byte varint in a run
+    out.append(runs[0] + key(b"\xff" * 10 + b"\x01"))
+    out.append(runs[0] + key(b"\x80"))  # last key cut
+    out.append(runs[0] + key(b""))  # tag with no value
+    out.append(runs[0] + b"\x19" + bytes(8))  # keys as fixed64: unknown
+    out.append(key(b"\x80\x80") + runs[1])  # a bad first key
+    long_ = runs[6]
+    out.append(long_[:-1])  # cut inside the last 10-byte key
+    out.append(long_[:300] + key(b"\xff" * 10 + b"\x01") + long_[300:])
+    return out
+
+
+def string_runs() -> list[bytes]:
+    """TensorProto.string_data (tag 0x32) entries in runs."""
+    s = functools.partial(wk.f_len, 6)
+    run = s(b"a") + s(b"") + s(b"bc") + s(bytes(range(10)))
+    out = [
+        run,
+        s(b"x") * 20,
+        s(b"") * 8,
+        run + s(b"y" * 200) + run,  # a 2-byte length inside a run
+        s(b"a") + wk.tag(6, wk.LEN) + wk.varint(2, 5) + b"zz" + s(b"b"),  # over-long length
+        wk.f_varint(2, 8) + run + wk.f_varint(1, 4) + run,  # a run, another field, a run
+        run + b"\x32",  # a tag with no length
+        run + b"\x32\x05ab",  # the last entry cut
+        run + b"\x32\x80",  # the last length cut
+        run + b"\x32\x7f" + b"q" * 10,
+        s(b"a") + b"\x33\x00",  # string_data's number, wire type 3 (a group)
+    ]
+    return out
+
+
+def packed_ints() -> list[bytes]:
+    """Packed int32/int64/uint64 payloads sized for the block paths (lanes: 32 bytes
+    and 8 values; numpy: 512), with bad varints at the start, middle and end."""
+    vals = [wk.varint(v) for v in (_KEYS * 3)]
+    good = b"".join(vals)
+    high = b"\xff" * 9 + b"\x7f"
+    eleven = b"\xff" * 10 + b"\x01"
+    long_ = b"".join(wk.varint(-k - 1) for k in range(60))
+    payloads = [
+        good,
+        good + high + good,
+        b"\x01" * 40,
+        b"\x01" * 40 + b"\x80\x01",
+        wk.varint(2**31) * 8 + wk.varint(2**32 - 1) * 8,
+        long_,
+        long_ + good,
+        good + eleven + good,
+        good + b"\x80",
+        long_ + b"\x80",
+        long_[:300] + eleven + long_[300:],
+        eleven + good,
+    ]
+    out = []
+    for number in (5, 7, 11, 1):  # int32_data, int64_data, uint64_data, dims
+        out += [wk.f_len(number, p) for p in payloads]
+    return out
+
+
+def fast_path_cases(cls: type) -> list[bytes]:
+    """Inputs of ``cls`` that reach the fast paths: see the functions above."""
+    tensors = [*string_runs(), *packed_ints()]
+    sequences = tensor_runs()
+    maps = key_runs()
+    if cls is onnxdata.TensorProto:
+        return tensors
+    if cls is onnxdata.SequenceProto:
+        # String runs in a tensor that ends before the sequence does (a cut entry
+        # must not read past the tensor).
+        strings = [wk.f_len(3, t) + wk.f_varint(2, 1) for t in string_runs()]
+        return sequences + [wk.f_len(6, m) for m in maps[:4]] + strings
+    if cls is onnxdata.MapProto:
+        return maps + [wk.f_len(5, q) for q in sequences[:6]]
+    if cls is onnxdata.OptionalProto:
+        return [wk.f_len(5, q) for q in sequences] + [wk.f_len(6, m) for m in maps]
+    if cls is onnxdata.SparseTensorProto:
+        return [wk.f_len(1, t) for t in tensors[:11]] + [
+            wk.f_len(2, wk.f_len(7, p)) for p in (b"\x01" * 40, b"\x7f" * 600)
+        ]
+    return []
 
 
 def seeds(cls: type, max_size: int = 4096) -> list[bytes]:
