@@ -111,6 +111,21 @@ def read_length(buf: Buf, pos: int, end: int) -> tuple[int, int]:
     bytes its value needs: there is no size ceiling here.
     """
     start = pos
+    if end - pos >= 2:  # one or two bytes, the usual lengths, without the loop
+        n = buf[pos]
+        if n < 0x80:
+            pos += 1
+        else:
+            b = buf[pos + 1]
+            if b < 0x80:
+                n = (n & 0x7F) | (b << 7)
+                pos += 2
+        if pos > start:
+            if n > end - pos:
+                raise DecodeError(
+                    f"length {n} at offset {start} runs past {past_end(buf, end, pos)}", start
+                )
+            return n, pos
     n = 0
     shift = 0
     while True:

@@ -793,3 +793,15 @@ def test_fixed_width_data_is_little_endian_on_every_host(monkeypatch: Any) -> No
         "22 0c 00 00 80 3f 00 00 00 40 00 00 40 40 52 08 00 00 00 00 00 00 f0 3f"
     )
     assert m.float_data.tobytes() == before  # encoding swapped a copy, not the message's array
+
+
+@pytest.mark.parametrize("n", [0, 1, 127, 128, 129, 300, 16383, 16384, 2**21])
+@pytest.mark.parametrize("room", [-1, 0, 1])
+def test_lengths_at_their_size_edges_match_oracle(n: int, room: int) -> None:
+    # read_length reads one- and two-byte lengths without its loop: each size's
+    # edges, with the payload one byte short, exact, or one byte to spare.
+    field = wk.f_len(8, b"x" * n)
+    data = field[: len(field) + room] if room < 0 else field + wk.f_varint(2, 1) * room
+    check_decode(TensorProto, data)
+    # The same length inside a sub-message, where ``end`` is not the buffer's end.
+    check_decode(SequenceProto, wk.f_len(3, data) + wk.f_varint(2, 1))
