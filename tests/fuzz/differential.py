@@ -14,7 +14,8 @@ run check, with no pytest and no atheris, so a finding replays in a plain
   output gives an equal message.
 
 The buffer type (bytes, bytearray, memoryview), the packed-varint
-implementation (default, pure Python, numpy at every size) and whether to
+implementation (``oracle.VARINT_PATHS``: default; numpy hidden, big-int lanes at
+every size; numpy at every size; numpy hidden, the plain loop) and whether to
 decode a second time with ``copy=False`` (views on the input; it must give the
 same error or an equal message that re-encodes the same) are picked from a
 CRC of the input, so each input always replays the same way and the fuzzer
