@@ -541,9 +541,12 @@ def _packed_ints(buf: Buf, pos: int, end: int, out: Any) -> None:
             return
     if end - pos >= lanes.MIN_BYTES:
         chunk = bytes(buf[pos:end])
+        if chunk.isascii():  # all one-byte values: no decoding, and no second copy below
+            out.extend(chunk)
+            return
         # Whole blocks at a time, int64_1M 530 -> 150 ms; on an unfinished or
         # too long varint the loop below names the error.
-        if not chunk.isascii() and chunk[-1] < 0x80 and lanes.decode(chunk, out):
+        if chunk[-1] < 0x80 and lanes.decode(chunk, out):
             return
     values: list[int] = []
     _varints(buf, pos, end, values, code == INT64)
