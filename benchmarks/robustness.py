@@ -34,6 +34,7 @@ absolute times.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import json
 import os
@@ -326,7 +327,7 @@ def count_objects(m: Any) -> int:
             continue
         seen.add(id(x))
         if isinstance(x, onnxdata.Message):
-            stack.extend(getattr(x, name) for name in type(x)._FIELD_NAMES)
+            stack.extend(getattr(x, name) for name in [f.name for f in dataclasses.fields(x)])
         elif type(x) is list:
             stack.extend(x)
     return len(seen)

@@ -20,11 +20,6 @@ from . import _lanes as lanes
 from . import _npvarints as npvarints
 from ._errors import DecodeError
 from ._messages import (
-    DOUBLE,
-    FLOAT,
-    INT32,
-    INT64,
-    UINT64,
     MapProto,
     Message,
     OptionalProto,
@@ -33,7 +28,7 @@ from ._messages import (
     StringStringEntryProto,
     TensorProto,
 )
-from ._record import MISSING
+from ._schema import KINDS, blank_maker, spec_of
 from ._wire import (
     BIG_ENDIAN,
     HI14,
@@ -74,6 +69,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # a byte memoryview.  Both index to ints and slice to bytes-like objects.
 
 _Segment = TensorProto.Segment
+FLOAT, DOUBLE, INT64, UINT64 = "f", "d", "q", "Q"
+INT32 = KINDS["int32"].typecode
 # A run of MapProto.keys written unpacked: (tag 0x18, varint of at most 10 bytes) pairs.
 _KEY_RUN = re.compile(rb"(?:\x18[\x80-\xff]{0,9}[\x00-\x7f])+")
 
@@ -164,31 +161,7 @@ def decode_part(cls: type[_M], buf: Buf, pos: int, end: int, depth: int, copy: b
 
 
 def _blank_maker(cls: type[Message], given: tuple[str, ...] = ()) -> Callable[..., Any]:
-    """A function that makes an empty ``cls`` twice as fast as its ``__init__``,
-    taking the values of the fields named in ``given`` as arguments.
-
-    The decoder makes one message per element, so this matters; it sets the
-    same defaults the dataclass would, generated from the dataclass's fields.
-    """
-    lines = [f"def make({', '.join(given)}):", "    m = new(cls)"]
-    env: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    for f in cls._FIELDS:  # type: ignore[attr-defined]
-        if f.name in given:
-            lines.append(f"    m.{f.name} = {f.name}")
-        elif f.default_factory is list:
-            lines.append(f"    m.{f.name} = []")  # a literal is faster than calling list()
-        elif f.default_factory is not MISSING:
-            # Copying an empty prototype costs what a list literal does,
-            # half of calling the factory (an array constructor).
-            env[f"empty_{f.name}"] = f.default_factory()
-            lines.append(f"    m.{f.name} = empty_{f.name}.__copy__()")
-        else:
-            env[f"default_{f.name}"] = f.default
-            lines.append(f"    m.{f.name} = default_{f.name}")
-    lines.append("    return m")
-    exec("\n".join(lines), env)  # the same technique dataclasses uses for __init__
-    maker: Callable[[], Any] = env["make"]
-    return maker
+    return blank_maker(spec_of(cls), given)
 
 
 # -- repeated scalars: packed or not, both are accepted ---------------------

@@ -24,9 +24,6 @@ from ._errors import (
     EncodeValueError,
 )
 from ._messages import (
-    INT32,
-    INT64,
-    UINT64,
     MapProto,
     Message,
     OptionalProto,
@@ -35,6 +32,7 @@ from ._messages import (
     StringStringEntryProto,
     TensorProto,
 )
+from ._schema import KINDS
 from ._wire import (
     BIG_ENDIAN,
     INT32_MAX,
@@ -55,6 +53,8 @@ if TYPE_CHECKING:  # pragma: no cover
     _Encoder = Callable[[Any, _Out, int], int]
 
 _Segment = TensorProto.Segment
+INT64, UINT64 = "q", "Q"
+INT32 = KINDS["int32"].typecode
 UINT64_MAX = MASK64
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from typing import overload
 
+from ._atomic import AtomicFile
 from ._decode import _DECODERS, as_byte_view, as_read_only_view, decode_part, too_large
 from ._detect import CANDIDATES, misfit
 from ._errors import DecodeError
@@ -24,7 +25,7 @@ from ._messages import (
     StringStringEntryProto,
     TensorProto,
 )
-from ._stream import _AtomicFile, encode_to
+from ._stream import encode_to
 from ._wire import LEN, MAX_DEPTH, read_length, read_tag, skip_field
 
 TYPE_CHECKING = False
@@ -152,7 +153,7 @@ def save(message: Message, path: Any, *, max_size: int | None = None) -> int:
             written then); ``max_size`` as ``encode_to``.
         OSError: the file cannot be written, synced or renamed.
     """
-    target = _AtomicFile(path)
+    target = AtomicFile(path)
     try:
         size = encode_to(message, target.file, max_size)
     except BaseException:

@@ -31,8 +31,9 @@ import struct
 from array import array
 from typing import NamedTuple
 
-from ._messages import INT64
 from ._wire import BIG_ENDIAN
+
+INT64 = "q"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

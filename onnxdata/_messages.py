@@ -18,7 +18,14 @@ from __future__ import annotations
 from array import array
 from enum import IntEnum
 
-from ._record import field, message
+from ._schema import (
+    REPEATED,
+    MessageSpec,
+    all_slots,
+    field,
+    message,
+    unknown,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,31 +33,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, ClassVar
 
     from typing_extensions import Self
-
-# array typecodes of the packed fields; C ``int`` is 32 bits wherever Python runs, but check.
-FLOAT, DOUBLE, INT64, UINT64 = "f", "d", "q", "Q"
-INT32 = "i" if array("i").itemsize == 4 else "l"
-
-
-def _floats() -> MutableSequence[float]:
-    return array(FLOAT)
-
-
-def _doubles() -> MutableSequence[float]:
-    return array(DOUBLE)
-
-
-def _int32s() -> MutableSequence[int]:
-    return array(INT32)
-
-
-def _int64s() -> MutableSequence[int]:
-    return array(INT64)
-
-
-def _uint64s() -> MutableSequence[int]:
-    return array(UINT64)
-
 
 # The codec is imported on first use, so that ``import onnxdata`` stays small;
 # then these names are rebound to it, and a call costs no import statement
@@ -81,10 +63,7 @@ class Message:
     """What every message shares: decoding, encoding and bitwise equality."""
 
     __slots__ = ()
-    # Names of the dataclass fields, and the packed numeric fields with their
-    # typecodes; filled in once the dataclass exists.
-    _FIELD_NAMES: ClassVar[tuple[str, ...]] = ()
-    _ARRAY_FIELDS: ClassVar[dict[str, str]] = {}
+    _SPEC: ClassVar[MessageSpec]  # the schema of the message (see _schema.py)
 
     @classmethod
     def decode(cls, data: Any, *, copy: bool = True, max_size: int | None = None) -> Self:
@@ -159,14 +138,12 @@ class Message:
         # a NaN equals the same NaN, 0.0 differs from -0.0.
         if type(other) is not type(self):
             return NotImplemented
-        arrays = self._ARRAY_FIELDS
-        for name in self._FIELD_NAMES:
+        for name, code in _compared(type(self)):
             a = getattr(self, name)
             b = getattr(other, name)
             if a is b:
                 continue
-            code = arrays.get(name)
-            if code is not None:
+            if code:
                 if _bits(a, code) != _bits(b, code):
                     return False
             elif a != b:
@@ -174,6 +151,20 @@ class Message:
         return True
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
+
+
+_COMPARED: dict[type, tuple[tuple[str, str], ...]] = {}
+
+
+def _compared(cls: type[Message]) -> tuple[tuple[str, str], ...]:
+    """Every slot of ``cls`` with the typecode of a packed field, else ``""``:
+    what ``__eq__`` compares, and how (packed fields by their bits)."""
+    found = _COMPARED.get(cls)
+    if found is None:
+        spec = cls._SPEC
+        codes = {f.name: f.typecode for f in spec.fields if f.typecode}
+        found = _COMPARED[cls] = tuple((n, codes.get(n) or "") for n in all_slots(spec))
+    return found
 
 
 def _bits(values: Any, code: str) -> bytes | memoryview:
@@ -198,9 +189,9 @@ def _bits(values: Any, code: str) -> bytes | memoryview:
 class StringStringEntryProto(Message):
     """A key/value pair of strings (``external_data``, ``metadata_props``)."""
 
-    key: str | None = None
-    value: str | None = None
-    unknown_fields: bytes = field(default=b"", repr=False)
+    key: str | None = field(1, "string", default=None)
+    value: str | None = field(2, "string", default=None)
+    unknown_fields: bytes = unknown(default=b"")
 
 
 @message
@@ -246,9 +237,9 @@ class TensorProto(Message):
     class Segment(Message):
         """For very large tensors split into chunks: the slice ``[begin, end)``."""
 
-        begin: int | None = None
-        end: int | None = None
-        unknown_fields: bytes = field(default=b"", repr=False)
+        begin: int | None = field(1, "int64", default=None)
+        end: int | None = field(2, "int64", default=None)
+        unknown_fields: bytes = unknown(default=b"")
 
     UNDEFINED = DataType.UNDEFINED
     FLOAT = DataType.FLOAT
@@ -282,32 +273,36 @@ class TensorProto(Message):
     DEFAULT = DataLocation.DEFAULT
     EXTERNAL = DataLocation.EXTERNAL
 
-    dims: MutableSequence[int] = field(default_factory=list)
-    data_type: int | None = None
-    segment: TensorProto.Segment | None = None
-    float_data: MutableSequence[float] = field(default_factory=_floats)
-    int32_data: MutableSequence[int] = field(default_factory=_int32s)
-    string_data: MutableSequence[bytes] = field(default_factory=list)
-    int64_data: MutableSequence[int] = field(default_factory=_int64s)
-    name: str | None = None
-    doc_string: str | None = None
-    raw_data: bytes | None = None
-    external_data: MutableSequence[StringStringEntryProto] = field(default_factory=list)
-    data_location: int | None = None
-    double_data: MutableSequence[float] = field(default_factory=_doubles)
-    uint64_data: MutableSequence[int] = field(default_factory=_uint64s)
-    metadata_props: MutableSequence[StringStringEntryProto] = field(default_factory=list)
-    unknown_fields: bytes = field(default=b"", repr=False)
+    dims: MutableSequence[int] = field(1, "int64", default_factory=REPEATED)
+    data_type: int | None = field(2, "int32", default=None)
+    segment: TensorProto.Segment | None = field(3, "message", message="Segment", default=None)
+    float_data: MutableSequence[float] = field(4, "float", packed=True, default_factory=REPEATED)
+    int32_data: MutableSequence[int] = field(5, "int32", packed=True, default_factory=REPEATED)
+    string_data: MutableSequence[bytes] = field(6, "bytes", default_factory=REPEATED)
+    int64_data: MutableSequence[int] = field(7, "int64", packed=True, default_factory=REPEATED)
+    name: str | None = field(8, "string", default=None)
+    doc_string: str | None = field(12, "string", default=None)
+    raw_data: bytes | None = field(9, "bytes", default=None)
+    external_data: MutableSequence[StringStringEntryProto] = field(
+        13, "message", message="StringStringEntryProto", default_factory=REPEATED
+    )
+    data_location: int | None = field(14, "enum", enum="DataLocation", default=None)
+    double_data: MutableSequence[float] = field(10, "double", packed=True, default_factory=REPEATED)
+    uint64_data: MutableSequence[int] = field(11, "uint64", packed=True, default_factory=REPEATED)
+    metadata_props: MutableSequence[StringStringEntryProto] = field(
+        16, "message", message="StringStringEntryProto", default_factory=REPEATED
+    )
+    unknown_fields: bytes = unknown(default=b"")
 
 
 @message
 class SparseTensorProto(Message):
     """A sparse tensor: non-zero ``values``, their ``indices``, the dense ``dims``."""
 
-    values: TensorProto | None = None
-    indices: TensorProto | None = None
-    dims: MutableSequence[int] = field(default_factory=list)
-    unknown_fields: bytes = field(default=b"", repr=False)
+    values: TensorProto | None = field(1, "message", message="TensorProto", default=None)
+    indices: TensorProto | None = field(2, "message", message="TensorProto", default=None)
+    dims: MutableSequence[int] = field(3, "int64", default_factory=REPEATED)
+    unknown_fields: bytes = unknown(default=b"")
 
 
 @message
@@ -329,26 +324,36 @@ class SequenceProto(Message):
     MAP = DataType.MAP
     OPTIONAL = DataType.OPTIONAL
 
-    name: str | None = None
-    elem_type: int | None = None
-    tensor_values: MutableSequence[TensorProto] = field(default_factory=list)
-    sparse_tensor_values: MutableSequence[SparseTensorProto] = field(default_factory=list)
-    sequence_values: MutableSequence[SequenceProto] = field(default_factory=list)
-    map_values: MutableSequence[MapProto] = field(default_factory=list)
-    optional_values: MutableSequence[OptionalProto] = field(default_factory=list)
-    unknown_fields: bytes = field(default=b"", repr=False)
+    name: str | None = field(1, "string", default=None)
+    elem_type: int | None = field(2, "int32", default=None)
+    tensor_values: MutableSequence[TensorProto] = field(
+        3, "message", message="TensorProto", default_factory=REPEATED
+    )
+    sparse_tensor_values: MutableSequence[SparseTensorProto] = field(
+        4, "message", message="SparseTensorProto", default_factory=REPEATED
+    )
+    sequence_values: MutableSequence[SequenceProto] = field(
+        5, "message", message="SequenceProto", default_factory=REPEATED
+    )
+    map_values: MutableSequence[MapProto] = field(
+        6, "message", message="MapProto", default_factory=REPEATED
+    )
+    optional_values: MutableSequence[OptionalProto] = field(
+        7, "message", message="OptionalProto", default_factory=REPEATED
+    )
+    unknown_fields: bytes = unknown(default=b"")
 
 
 @message
 class MapProto(Message):
     """An associative table: integer ``keys`` or ``string_keys``, and ``values``."""
 
-    name: str | None = None
-    key_type: int | None = None
-    keys: MutableSequence[int] = field(default_factory=list)
-    string_keys: MutableSequence[bytes] = field(default_factory=list)
-    values: SequenceProto | None = None
-    unknown_fields: bytes = field(default=b"", repr=False)
+    name: str | None = field(1, "string", default=None)
+    key_type: int | None = field(2, "int32", default=None)
+    keys: MutableSequence[int] = field(3, "int64", default_factory=REPEATED)
+    string_keys: MutableSequence[bytes] = field(4, "bytes", default_factory=REPEATED)
+    values: SequenceProto | None = field(5, "message", message="SequenceProto", default=None)
+    unknown_fields: bytes = unknown(default=b"")
 
 
 @message
@@ -370,23 +375,21 @@ class OptionalProto(Message):
     MAP = DataType.MAP
     OPTIONAL = DataType.OPTIONAL
 
-    name: str | None = None
-    elem_type: int | None = None
-    tensor_value: TensorProto | None = None
-    sparse_tensor_value: SparseTensorProto | None = None
-    sequence_value: SequenceProto | None = None
-    map_value: MapProto | None = None
-    optional_value: OptionalProto | None = None
-    unknown_fields: bytes = field(default=b"", repr=False)
+    name: str | None = field(1, "string", default=None)
+    elem_type: int | None = field(2, "int32", default=None)
+    tensor_value: TensorProto | None = field(3, "message", message="TensorProto", default=None)
+    sparse_tensor_value: SparseTensorProto | None = field(
+        4, "message", message="SparseTensorProto", default=None
+    )
+    sequence_value: SequenceProto | None = field(
+        5, "message", message="SequenceProto", default=None
+    )
+    map_value: MapProto | None = field(6, "message", message="MapProto", default=None)
+    optional_value: OptionalProto | None = field(
+        7, "message", message="OptionalProto", default=None
+    )
+    unknown_fields: bytes = unknown(default=b"")
 
-
-TensorProto._ARRAY_FIELDS = {
-    "float_data": FLOAT,
-    "int32_data": INT32,
-    "int64_data": INT64,
-    "double_data": DOUBLE,
-    "uint64_data": UINT64,
-}
 
 MESSAGE_TYPES: tuple[type[Message], ...] = (
     TensorProto,

@@ -21,6 +21,7 @@ The message above 2 GiB lives in test_bigdata_huge.py.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import io
 import mmap
@@ -81,7 +82,7 @@ def sample_tensor() -> TensorProto:
 def every_view(m: Any) -> list[tuple[str, memoryview]]:
     """(path, view) for every memoryview held anywhere in ``m``."""
     found = []
-    for name in type(m)._FIELD_NAMES:
+    for name in [f.name for f in dataclasses.fields(m)]:
         value = getattr(m, name)
         if isinstance(value, memoryview):
             found.append((name, value))

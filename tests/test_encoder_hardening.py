@@ -25,6 +25,7 @@ becomes a strict xfail, and the property test skips the inputs that reach it.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from array import array
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -548,7 +549,7 @@ def test_r8_a_bad_element_of_an_array_or_range_is_named_not_stop_iteration(
 
 def _slots(m: Any, depth: int = 0) -> Iterator[tuple[Any, str, int]]:
     """(message, field name, nesting level) for every field of every message in ``m``."""
-    for name in type(m)._FIELD_NAMES:
+    for name in [f.name for f in dataclasses.fields(m)]:
         yield m, name, depth
         value = getattr(m, name)
         if isinstance(value, onnxdata.Message):

@@ -20,7 +20,9 @@ from oracle import to_oracle, varint_path
 
 import onnxdata
 from onnxdata import _lanes as lanes
-from onnxdata._messages import INT32
+from onnxdata._schema import KINDS
+
+INT32 = KINDS["int32"].typecode
 
 EDGES = sorted(
     {0, 1, 127, 128, 255, 300} | {(1 << 7 * k) + d for k in range(2, 10) for d in (-1, 0)}

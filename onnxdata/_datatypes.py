@@ -1,0 +1,142 @@
+"""The facts about each ``TensorProto.DataType``, in one table.
+
+How a data type is stored (which typed field, how many values per element,
+how many bits per element in ``raw_data``), what range a stored value has,
+which numpy dtype stands for it, and whether it may key a map.  The
+validator, the numpy bridge, ``show`` and the strategies read this table; a
+new data type is one row here and one enumerator in ``_messages.py``.
+"""
+
+from __future__ import annotations
+
+from ._messages import TensorProto
+
+__all__ = ["DATA_TYPES", "DataTypeInfo", "info"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+
+class DataTypeInfo:
+    """One data type.
+
+    Attributes:
+        value, name: the enumerator.
+        storage: the typed field that holds the values when ``raw_data`` is unset.
+        per_value: values of ``storage`` per element: 2 for complex numbers, else 1.
+        bits: bits per element in ``raw_data`` (a complex number counted whole).
+        packed: the bit width of a sub-byte type packed in ``raw_data`` (4, 2
+            or 6), else 0.
+        numpy: the numpy dtype name, or ``("ml_dtypes name", "fallback")``.
+        struct: the ``struct`` code of one little-endian element of
+            ``raw_data``, for the types the standard library can read.
+        stored: the range of one value in ``storage`` for an integer-stored
+            type (``int32_data`` holds bit patterns of the small float types).
+        key: the range of a map key of this type; None if it cannot key a map
+            (STRING keys a map through ``string_keys``).
+    """
+
+    __slots__ = ("bits", "key", "name", "numpy", "packed", "per_value", "storage", "stored",
+                 "struct", "value")  # fmt: skip
+
+    def __init__(
+        self,
+        value: int,
+        storage: str,
+        bits: int,
+        numpy: str | tuple[str, str],
+        *,
+        struct: str = "",
+        stored: tuple[int, int] | None = None,
+        key: tuple[int, int] | None = None,
+        packed: int = 0,
+        per_value: int = 1,
+    ) -> None:
+        self.value = value
+        self.name = TensorProto.DataType(value).name
+        self.storage = storage
+        self.bits = bits
+        self.numpy = numpy
+        self.struct = struct
+        self.stored = stored
+        self.key = key
+        self.packed = packed
+        self.per_value = per_value
+
+    def __repr__(self) -> str:
+        return f"<data type {self.name} = {self.value}>"
+
+
+def _signed(bits: int) -> tuple[int, int]:
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+def _unsigned(bits: int) -> tuple[int, int]:
+    return (0, (1 << bits) - 1)
+
+
+_F, _I32, _I64, _S, _D, _U64 = (
+    "float_data", "int32_data", "int64_data", "string_data", "double_data", "uint64_data",
+)  # fmt: skip
+_BYTE = _unsigned(8)  # a bit pattern of one byte
+DT = TensorProto.DataType
+
+DATA_TYPES: dict[int, DataTypeInfo] = {
+    d.value: d
+    for d in (
+        DataTypeInfo(DT.FLOAT, _F, 32, "float32", struct="f"),
+        DataTypeInfo(DT.UINT8, _I32, 8, "uint8", struct="B", stored=_unsigned(8), key=_unsigned(8)),
+        DataTypeInfo(DT.INT8, _I32, 8, "int8", struct="b", stored=_signed(8), key=_signed(8)),
+        DataTypeInfo(DT.UINT16, _I32, 16, "uint16", struct="H", stored=_unsigned(16),
+                     key=_unsigned(16)),
+        DataTypeInfo(DT.INT16, _I32, 16, "int16", struct="h", stored=_signed(16), key=_signed(16)),
+        DataTypeInfo(DT.INT32, _I32, 32, "int32", struct="i", stored=_signed(32), key=_signed(32)),
+        DataTypeInfo(DT.INT64, _I64, 64, "int64", struct="q", stored=_signed(64), key=_signed(64)),
+        DataTypeInfo(DT.STRING, _S, 0, "object"),
+        DataTypeInfo(DT.BOOL, _I32, 8, "bool", struct="?", stored=(0, 1)),
+        DataTypeInfo(DT.FLOAT16, _I32, 16, "float16", struct="e", stored=_unsigned(16)),
+        DataTypeInfo(DT.DOUBLE, _D, 64, "float64", struct="d"),
+        DataTypeInfo(DT.UINT32, _U64, 32, "uint32", struct="I", stored=_unsigned(32),
+                     key=_unsigned(32)),
+        # keys is an int64 field: a UINT64 key above 2**63 can only be stored wrapped.
+        DataTypeInfo(DT.UINT64, _U64, 64, "uint64", struct="Q", stored=_unsigned(64),
+                     key=_signed(64)),
+        DataTypeInfo(DT.COMPLEX64, _F, 64, "complex64", per_value=2),
+        DataTypeInfo(DT.COMPLEX128, _D, 128, "complex128", per_value=2),
+        DataTypeInfo(DT.BFLOAT16, _I32, 16, ("bfloat16", "uint16"), stored=_unsigned(16)),
+        DataTypeInfo(DT.FLOAT8E4M3FN, _I32, 8, ("float8_e4m3fn", "uint8"), stored=_BYTE),
+        DataTypeInfo(DT.FLOAT8E4M3FNUZ, _I32, 8, ("float8_e4m3fnuz", "uint8"), stored=_BYTE),
+        DataTypeInfo(DT.FLOAT8E5M2, _I32, 8, ("float8_e5m2", "uint8"), stored=_BYTE),
+        DataTypeInfo(DT.FLOAT8E5M2FNUZ, _I32, 8, ("float8_e5m2fnuz", "uint8"), stored=_BYTE),
+        # Sub-byte types: two (4-bit) or four (2-bit) elements per int32_data entry.
+        DataTypeInfo(DT.UINT4, _I32, 4, ("uint4", "uint8"), stored=_BYTE, packed=4),
+        DataTypeInfo(DT.INT4, _I32, 4, ("int4", "uint8"), stored=_BYTE, packed=4),
+        DataTypeInfo(DT.FLOAT4E2M1, _I32, 4, ("float4_e2m1fn", "uint8"), stored=_BYTE, packed=4),
+        DataTypeInfo(DT.FLOAT8E8M0, _I32, 8, ("float8_e8m0fnu", "uint8"), stored=_BYTE),
+        DataTypeInfo(DT.UINT2, _I32, 2, ("uint2", "uint8"), stored=_BYTE, packed=2),
+        DataTypeInfo(DT.INT2, _I32, 2, ("int2", "uint8"), stored=_BYTE, packed=2),
+        DataTypeInfo(DT.FLOAT6E2M3, _I32, 6, ("float6_e2m3fn", "uint8"), stored=_unsigned(6),
+                     packed=6),
+        DataTypeInfo(DT.FLOAT6E3M2, _I32, 6, ("float6_e3m2fn", "uint8"), stored=_unsigned(6),
+                     packed=6),
+    )
+}  # fmt: skip
+"""data_type -> its facts, for every defined type (UNDEFINED excluded)."""
+
+STORAGE_FIELDS: tuple[str, ...] = tuple(dict.fromkeys((_F, _I32, _S, _I64, _D, _U64)))
+"""The typed value fields of a TensorProto, in declaration order."""
+
+ALLOWED: dict[str, frozenset[int]] = {
+    name: frozenset(d.value for d in DATA_TYPES.values() if d.storage == name)
+    for name in STORAGE_FIELDS
+}
+"""Which data types each typed storage field may hold."""
+
+
+def info(data_type: Any) -> DataTypeInfo | None:
+    """The facts of ``data_type``, or None for UNDEFINED, unknown values and non-ints."""
+    try:
+        return DATA_TYPES.get(data_type)
+    except TypeError:  # unhashable
+        return None

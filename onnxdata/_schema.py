@@ -1,0 +1,549 @@
+"""The schema: every message and field, declared once, and what is built from it.
+
+A message class in ``_messages.py`` declares each field as protobuf's
+``.proto`` does, with :func:`field`: its number, its scalar kind (or
+``MESSAGE``), and whether it is repeated.  :func:`message` turns the class
+into a slotted, keyword-only dataclass and attaches a :class:`MessageSpec`,
+the descriptor that every other layer reads instead of naming fields itself:
+
+- the codec (``_decode.py``, ``_encode.py``) generates one decoder and one
+  encoder per message from it, the way ``dataclasses`` generates ``__init__``;
+- JSON, the validator's walk, ``show``, type detection, the strategies and
+  the error paths look fields up in it by name or number.
+
+So adding a field or a message is one edit here and in ``_messages.py``'s
+declarations, and every layer picks it up (``tests/test_schema.py`` adds a
+field to a copy of the declarations and round-trips it).
+
+The classes are built without importing ``dataclasses``: ``import
+dataclasses`` pulls in ``inspect``, ``ast``, ``dis`` and ``re``, most of what
+``import onnxdata`` would otherwise cost on every cold start.  What
+``dataclasses`` would have attached (``__dataclass_fields__``) is made from a
+real dataclass the first time anything asks for it, so ``dataclasses.fields``,
+``asdict``, ``replace`` and ``is_dataclass`` work.  Type checkers see a
+dataclass through ``dataclass_transform``.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from enum import IntEnum
+from itertools import chain
+
+from ._wire import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MASK64, encode_varint
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable, Iterator
+    from typing import Any, Literal, TypeVar
+
+    from typing_extensions import dataclass_transform
+
+    _T = TypeVar("_T", bound=type)
+    Kind = Literal["int32", "int64", "uint64", "float", "double", "string", "bytes", "enum", "message"]
+
+__all__ = [
+    "BYTES",
+    "DOUBLE",
+    "ENUM",
+    "FLOAT",
+    "INT32",
+    "INT64",
+    "MESSAGE",
+    "MISSING",
+    "REPEATED",
+    "STRING",
+    "UINT64",
+    "FieldSpec",
+    "MessageSpec",
+    "field",
+    "message",
+    "spec_of",
+    "unknown",
+]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""No default given."""
+
+
+def REPEATED() -> Any:  # noqa: N802 - a marker, read as a constant
+    """The default of every repeated field: an empty list or array of its kind.
+
+    Declarations say ``default_factory=REPEATED``; :func:`message` replaces it
+    with the kind's own container (:attr:`FieldSpec.container`).
+    """
+    raise AssertionError("REPEATED is replaced by the field's container")  # pragma: no cover
+
+
+# -- kinds -----------------------------------------------------------------------
+
+# The scalar kinds of the .proto, and MESSAGE.  A kind is its .proto type name, so
+# a declaration reads as the .proto does: ``field(12, "string", default=None)``.
+INT32 = "int32"
+INT64 = "int64"
+UINT64 = "uint64"
+FLOAT = "float"
+DOUBLE = "double"
+STRING = "string"
+BYTES = "bytes"
+ENUM = "enum"  # a proto2 enum field: varint on the wire, closed (unknown values kept aside)
+MESSAGE = "message"
+
+VARINT, I64, LEN, I32 = 0, 1, 2, 5
+
+# int32 is 4 bytes in an ``array('i')`` wherever Python runs, but check.
+_INT32_CODE = "i" if array("i").itemsize == 4 else "l"
+
+
+class KindInfo:
+    """What a scalar kind is on the wire and in memory."""
+
+    __slots__ = ("bounds", "kind", "packable", "typecode", "wire_type")
+
+    def __init__(
+        self,
+        kind: str,
+        wire_type: int,
+        typecode: str | None,
+        bounds: tuple[int, int] | None,
+        packable: bool,
+    ) -> None:
+        self.kind = kind
+        self.wire_type = wire_type
+        self.typecode = typecode  # the array typecode of a repeated field, if it has one
+        self.bounds = bounds  # an integer kind's range
+        self.packable = packable
+
+
+KINDS: dict[str, KindInfo] = {
+    INT32: KindInfo(INT32, VARINT, _INT32_CODE, (INT32_MIN, INT32_MAX), True),
+    INT64: KindInfo(INT64, VARINT, "q", (INT64_MIN, INT64_MAX), True),
+    UINT64: KindInfo(UINT64, VARINT, "Q", (0, MASK64), True),
+    ENUM: KindInfo(ENUM, VARINT, None, (INT32_MIN, INT32_MAX), True),
+    FLOAT: KindInfo(FLOAT, I32, "f", None, True),
+    DOUBLE: KindInfo(DOUBLE, I64, "d", None, True),
+    STRING: KindInfo(STRING, LEN, None, None, False),
+    BYTES: KindInfo(BYTES, LEN, None, None, False),
+    MESSAGE: KindInfo(MESSAGE, LEN, None, None, False),
+}
+"""Every kind a field may have, by name."""
+
+
+# -- fields and messages ---------------------------------------------------------
+
+
+class FieldSpec:
+    """One field of one message: everything the codec and the tools need to know.
+
+    ``name``, ``number``, ``kind`` and the label (``repeated``) are declared;
+    the rest is derived: the wire type, the encoded tag, the JSON name, the
+    array typecode of a packed numeric field, the integer bounds.
+    """
+
+    __slots__ = (
+        "_message",
+        "bounds",
+        "default",
+        "default_factory",
+        "enum",
+        "enum_name",
+        "json_name",
+        "kind",
+        "message_name",
+        "name",
+        "number",
+        "owner",
+        "packed",
+        "repeated",
+        "repr",
+        "tag",
+        "type",
+        "typecode",
+        "wire_type",
+    )
+
+    def __init__(
+        self,
+        number: int,
+        kind: str,
+        *,
+        default: Any,
+        default_factory: Any,
+        packed: bool,
+        message: str | None,
+        enum: str | None,
+        repr: bool,
+    ) -> None:
+        info = KINDS.get(kind)
+        if info is None:
+            raise ValueError(f"unknown field kind {kind!r}; one of {', '.join(KINDS)}")
+        if not 1 <= number < 1 << 29 or 19000 <= number <= 19999:
+            raise ValueError(f"field number {number} is not allowed by protobuf")
+        if (kind == MESSAGE) != (message is not None):
+            raise ValueError("a MESSAGE field names its message, and only a MESSAGE field does")
+        if (kind == ENUM) != (enum is not None):
+            raise ValueError("an ENUM field names its enum, and only an ENUM field does")
+        self.number = number
+        self.kind = kind
+        self.repeated = default_factory is REPEATED
+        if packed and not (self.repeated and info.packable):
+            raise ValueError("only a repeated numeric field can be packed")
+        self.packed = packed
+        self.message_name = message
+        self.enum_name = enum
+        self.default = None if default is MISSING and not self.repeated else default
+        self.default_factory = default_factory
+        self.repr = repr
+        self.wire_type = LEN if packed else info.wire_type
+        self.tag = encode_varint(number << 3 | self.wire_type)
+        self.typecode = info.typecode if packed else None
+        self.bounds = info.bounds
+        self.name = ""
+        self.json_name = ""
+        self.owner: Any = None
+        self.type: Any = None
+        self.enum: type[IntEnum] | None = None
+        self._message: Any = None
+
+    def __repr__(self) -> str:
+        label = "repeated" if self.repeated else "optional"
+        what = self.message_name or self.enum_name or self.kind
+        return f"<field {label} {what} {self.name} = {self.number}>"
+
+    @property
+    def message(self) -> Any:
+        """The class of a MESSAGE field's values (resolved on first use: it may be declared later)."""
+        found = self._message
+        if found is None and self.message_name is not None:
+            found = self._message = _resolve(self.owner, self.message_name)
+        return found
+
+    @property
+    def container(self) -> Callable[[], Any]:
+        """What a repeated field's empty value is made by: ``list``, or its ``array`` type."""
+        code = self.typecode
+        if code is None:
+            return list
+        return _ArrayFactory(code)
+
+    def tag_for(self, wire_type: int) -> bytes:
+        """The encoded tag of this field with ``wire_type`` (packed and unpacked are both read)."""
+        return encode_varint(self.number << 3 | wire_type)
+
+    def accepted_wire_types(self) -> tuple[int, ...]:
+        """The wire types a parser accepts for this field: both forms of a packable one."""
+        info = KINDS[self.kind]
+        if self.repeated and info.packable:
+            return (info.wire_type, LEN)
+        return (info.wire_type,)
+
+
+class _ArrayFactory:
+    """An empty ``array`` of one typecode; picklable and comparable, unlike a lambda."""
+
+    __slots__ = ("typecode",)
+
+    def __init__(self, typecode: str) -> None:
+        self.typecode = typecode
+
+    def __call__(self) -> array[Any]:
+        return array(self.typecode)
+
+    def __repr__(self) -> str:
+        return f"array({self.typecode!r})"
+
+
+class MessageSpec:
+    """One message: its full name, its fields in declaration and in number order."""
+
+    __slots__ = ("by_name", "by_number", "cls", "fields", "name", "numbered")
+
+    def __init__(self, cls: type, fields: tuple[FieldSpec, ...]) -> None:
+        self.cls = cls
+        self.name: str = cls.__qualname__
+        self.fields = fields
+        self.numbered = tuple(sorted(fields, key=lambda f: f.number))
+        self.by_name = {f.name: f for f in fields}
+        self.by_number = {f.number: f for f in fields}
+        if len(self.by_number) != len(fields):
+            raise ValueError(f"{self.name}: two fields share a number")
+
+    def __repr__(self) -> str:
+        return f"<message {self.name}: {', '.join(f.name for f in self.fields)}>"
+
+    def children(self) -> Iterator[FieldSpec]:
+        """The MESSAGE fields, in number order."""
+        return (f for f in self.numbered if f.kind == MESSAGE)
+
+
+def spec_of(cls: type) -> MessageSpec:
+    """The :class:`MessageSpec` of a message class.
+
+    Raises:
+        TypeError: ``cls`` is not a message class.
+    """
+    spec = getattr(cls, "_SPEC", None)
+    if not isinstance(spec, MessageSpec):
+        raise TypeError(f"not a message class: {getattr(cls, '__qualname__', cls)!r}")
+    return spec
+
+
+def _resolve(owner: type, dotted: str) -> Any:
+    """A class named ``dotted`` ("TensorProto.Segment") in ``owner``'s module.
+
+    Messages refer to each other by name, as in the ``.proto``, so that a
+    message can hold itself or one declared after it.
+    """
+    namespace = vars(sys.modules[owner.__module__])
+    head, *rest = dotted.split(".")
+    found: Any = namespace.get(head)
+    if found is None:  # a message nested in the owner, named without its parent
+        found = getattr(owner, head, None)
+    for part in rest:
+        found = getattr(found, part, None)
+    if found is None:
+        raise LookupError(f"{owner.__qualname__}: no message named {dotted!r}")
+    return found
+
+
+# -- declaring ------------------------------------------------------------------
+
+
+def field(
+    number: int,
+    kind: Kind,
+    *,
+    default: Any = MISSING,
+    default_factory: Any = MISSING,
+    packed: bool = False,
+    message: str | None = None,
+    enum: str | None = None,
+    repr: bool = True,
+) -> Any:
+    """Declare a field: ``field(12, "string", default=None)``.
+
+    ``default_factory=REPEATED`` makes it repeated; ``packed=True`` writes a
+    repeated numeric field packed; ``message`` names a MESSAGE field's class
+    (as in the ``.proto``, it may be declared later); ``enum`` names the
+    nested ``IntEnum`` of an ENUM field, whose unknown values are kept as
+    unknown fields (proto2 enums are closed).
+
+    Raises:
+        ValueError: the declaration is not a valid proto2 field.
+    """
+    return FieldSpec(
+        number,
+        kind,
+        default=default,
+        default_factory=default_factory,
+        packed=packed,
+        message=message,
+        enum=enum,
+        repr=repr,
+    )
+
+
+_UNKNOWN: Any = object()
+
+
+def unknown(*, default: bytes = b"") -> Any:
+    """Declare ``unknown_fields: bytes = unknown(default=b"")``, last in every message.
+
+    It keeps the bytes of the fields the schema does not know, byte for byte,
+    and writes them back after the known ones, as protobuf does.
+    """
+    return _UNKNOWN
+
+
+def _camel(name: str) -> str:
+    """protobuf's JSON name: lowerCamelCase of the field name."""
+    head, *rest = name.split("_")
+    return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+if TYPE_CHECKING:  # pragma: no cover
+
+    @dataclass_transform(
+        kw_only_default=True, eq_default=False, field_specifiers=(field, unknown)
+    )
+    def message(cls: _T) -> _T: ...
+
+else:
+
+    def message(cls):
+        """Build a message class from its field declarations; see the module docstring."""
+        specs = []
+        namespace = dict(cls.__dict__)
+        # ``cls.__annotations__``, not the class dict: on 3.14 annotations are lazy.
+        for name, annotation in cls.__annotations__.items():
+            if str(annotation).startswith("ClassVar"):
+                continue
+            value = namespace.pop(name, MISSING)
+            if value is _UNKNOWN and name == UNKNOWN_FIELDS:
+                continue  # every message has it, after its fields
+            if not isinstance(value, FieldSpec):
+                raise TypeError(f"{cls.__qualname__}.{name}: declare it with field()")
+            value.name = name
+            value.json_name = _camel(name)
+            value.type = annotation
+            if value.repeated:
+                value.default_factory = value.container
+            specs.append(value)
+        namespace.pop("__dict__", None)
+        namespace.pop("__weakref__", None)
+        namespace["__qualname__"] = cls.__qualname__
+        namespace["__slots__"] = (*(spec.name for spec in specs), "unknown_fields")
+        namespace["__match_args__"] = ()
+        namespace["__dataclass_fields__"] = _Metadata("__dataclass_fields__")
+        namespace["__dataclass_params__"] = _Metadata("__dataclass_params__")
+        built = type(cls)(cls.__name__, cls.__bases__, namespace)
+        for spec in specs:
+            spec.owner = built
+            if spec.enum_name is not None:
+                spec.enum = getattr(built, spec.enum_name)
+        spec = MessageSpec(built, tuple(specs))
+        built._SPEC = spec
+        built.__init__ = _make_init(spec)
+        built.__repr__ = _make_repr(spec)
+        return built
+
+
+UNKNOWN_FIELDS = "unknown_fields"
+"""The slot, after the declared fields, that keeps unknown fields' bytes."""
+
+
+def all_slots(spec: MessageSpec) -> tuple[str, ...]:
+    """The names of every slot of a message: its fields, then ``unknown_fields``."""
+    return (*(f.name for f in spec.fields), UNKNOWN_FIELDS)
+
+
+def _defaults(spec: MessageSpec, given: tuple[str, ...]) -> tuple[list[str], dict[str, Any]]:
+    """The statements that set every field but ``given`` to its default, and their names.
+
+    One generator of defaults for ``__init__`` and the decoder's blank
+    messages: a list default is a literal (faster than calling ``list``); an
+    array default copies an empty prototype (half the cost of the
+    constructor).
+    """
+    lines = []
+    env: dict[str, Any] = {}
+    for f in spec.fields:
+        if f.name in given:
+            continue
+        if f.repeated:
+            if f.typecode is None:
+                lines.append(f"m.{f.name} = []")
+            else:
+                env[f"empty_{f.name}"] = array(f.typecode)
+                lines.append(f"m.{f.name} = empty_{f.name}.__copy__()")
+        else:
+            env[f"default_{f.name}"] = f.default
+            lines.append(f"m.{f.name} = default_{f.name}")
+    if UNKNOWN_FIELDS not in given:
+        lines.append(f"m.{UNKNOWN_FIELDS} = b''")
+    return lines, env
+
+
+def _make_init(spec: MessageSpec) -> Callable[..., None]:
+    """Generate ``__init__``, the way ``dataclasses`` does, from source text."""
+    env: dict[str, Any] = {"MISSING": MISSING}
+    params = []
+    body = []
+    for f in spec.fields:
+        name = f.name
+        if f.repeated:
+            params.append(f"{name}=MISSING")
+            if f.typecode is None:
+                made = "[]"
+            else:
+                env[f"empty_{name}"] = array(f.typecode)
+                made = f"empty_{name}.__copy__()"
+            body.append(f"    m.{name} = {made} if {name} is MISSING else {name}")
+        else:
+            env[f"default_{name}"] = f.default
+            params.append(f"{name}=default_{name}")
+            body.append(f"    m.{name} = {name}")
+    params.append(f"{UNKNOWN_FIELDS}=b''")
+    body.append(f"    m.{UNKNOWN_FIELDS} = {UNKNOWN_FIELDS}")
+    source = f"def __init__(m, *, {', '.join(params)}):\n" + "\n".join(body)
+    exec(source, env)
+    init: Callable[..., None] = env["__init__"]
+    init.__qualname__ = f"{spec.name}.__init__"
+    return init
+
+
+def blank_maker(spec: MessageSpec, given: tuple[str, ...] = ()) -> Callable[..., Any]:
+    """A function that makes an empty message twice as fast as its ``__init__``,
+    taking the values of the fields named in ``given`` as arguments.
+
+    The decoder makes one message per element, so this matters; it sets the
+    same defaults as ``__init__``, from the same generator.
+    """
+    lines, env = _defaults(spec, given)
+    env["new"] = object.__new__
+    env["cls"] = spec.cls
+    head = [f"def make({', '.join(given)}):", "    m = new(cls)"]
+    head += [f"    m.{name} = {name}" for name in given]
+    exec("\n".join(chain(head, ("    " + line for line in lines), ["    return m"])), env)
+    maker: Callable[..., Any] = env["make"]
+    return maker
+
+
+def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:
+    from _thread import get_ident
+
+    shown = tuple(f.name for f in spec.fields if f.repr)
+    running: set[tuple[int, int]] = set()
+
+    def __repr__(self: Any) -> str:  # noqa: N807 - it is the class's __repr__
+        key = (id(self), get_ident())
+        if key in running:
+            return "..."  # a message that contains itself
+        running.add(key)
+        try:
+            inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        finally:
+            running.discard(key)
+        return f"{type(self).__qualname__}({inner})"
+
+    return __repr__
+
+
+class _Metadata:
+    """``__dataclass_fields__``/``__dataclass_params__``, made on first access.
+
+    ``dataclasses`` is imported then, and only then: the metadata come from a
+    real dataclass with the same fields, so every ``dataclasses`` function
+    sees exactly what ``@dataclass`` would have given.
+    """
+
+    def __init__(self, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        import dataclasses
+
+        def made(f: FieldSpec) -> Any:
+            if f.repeated:
+                return dataclasses.field(default_factory=f.default_factory, repr=f.repr)
+            return dataclasses.field(default=f.default, repr=f.repr)
+
+        twin = dataclasses.make_dataclass(
+            owner.__name__,
+            [
+                *((f.name, f.type, made(f)) for f in spec_of(owner).fields),
+                (UNKNOWN_FIELDS, "bytes", dataclasses.field(default=b"", repr=False)),
+            ],
+            kw_only=True,
+            eq=False,
+        )
+        owner.__dataclass_fields__ = twin.__dataclass_fields__  # type: ignore[attr-defined]
+        owner.__dataclass_params__ = twin.__dataclass_params__  # type: ignore[attr-defined]
+        return getattr(owner, self.attribute)
