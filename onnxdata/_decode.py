@@ -1,11 +1,29 @@
-"""Bytes to messages: one function per message type, on ``(buf, pos, end)``.
+"""Bytes to messages: one decoder per message, generated from the schema.
 
-Each function fills a message object in place.  Decoding into an existing
+:func:`decoder` writes the source of a message's decode loop from its
+:class:`~onnxdata._schema.MessageSpec`, field by field, the way
+``dataclasses`` writes ``__init__``, and compiles it once: the result is the
+straight-line loop one would write by hand (one-byte tags, lengths and
+varints read inline, tags compared as integers), with no per-field call or
+table lookup.  Two decoders are made per message, one per mode:
+
+- ``copy=True``: every ``bytes`` value is the message's own copy;
+- ``copy=False`` ("views"): ``bytes`` values and packed float fields are
+  read-only views of the input (see ``Message.decode``).
+
+The mode is part of the generated code, not state looked up while decoding.
+
+Each decoder fills a message object in place.  Decoding into an existing
 object is also how a singular message field seen twice is merged: protobuf
 merges exactly as if both payloads had been one, so decoding the second
 payload into the first's object is the whole of merge semantics, in linear
 time.  Positions are absolute offsets into the input, so every error can say
-where it happened.
+where it happened; the field path is added as the error climbs out.
+
+A few fast paths are keyed by the schema (:data:`FAST_PATHS`): where a
+benchmark showed that one field's shape dominates a workload, the generator
+emits a specialised block for it instead of the general one, and the tests
+compare both with protobuf.
 """
 
 from __future__ import annotations
@@ -13,36 +31,17 @@ from __future__ import annotations
 import gc
 import re
 import struct
-from _thread import _local
+from _thread import allocate_lock
 from array import array
 
-from . import _lanes as lanes
-from . import _npvarints as npvarints
 from ._errors import DecodeError
-from ._messages import (
-    MapProto,
-    Message,
-    OptionalProto,
-    SequenceProto,
-    SparseTensorProto,
-    StringStringEntryProto,
-    TensorProto,
-)
-from ._schema import KINDS, blank_maker, spec_of
+from ._messages import Message
+from ._schema import MESSAGE, MessageSpec, blank_maker, spec_of
+from ._varints import decode_into_array, decode_into_list
 from ._wire import (
     BIG_ENDIAN,
-    HI14,
-    HI28,
-    HI56,
-    INT64_MAX,
-    LO14,
-    LO28,
-    LO56,
-    LOW56,
-    MASK32,
-    MASK64,
+    LEN,
     MAX_DEPTH,
-    SEVENS,
     Buf,
     encode_varint,
     packed_fixed_error,
@@ -61,34 +60,44 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
     from typing import Any, TypeVar
 
+    from ._schema import FieldSpec
+
     _M = TypeVar("_M", bound=Message)
-    _Decoder = Callable[[Any, int, int, Any, int], None]
+    # (buf, pos, end, message, depth left, messages whose unknown fields grew)
+    Decoder = Callable[[Any, int, int, Any, int, list[Any]], None]
 
-# The decoders index and slice ``bytes`` input directly (faster than a view,
-# and a slice of it is the field's own copy); any other buffer goes through
-# a byte memoryview.  Both index to ints and slice to bytes-like objects.
+__all__ = [
+    "FAST_PATHS",
+    "as_byte_view",
+    "as_read_only_view",
+    "decode_message",
+    "decode_part",
+    "decoder",
+    "too_large",
+]
 
-_Segment = TensorProto.Segment
-FLOAT, DOUBLE, INT64, UINT64 = "f", "d", "q", "Q"
-INT32 = KINDS["int32"].typecode
-# A run of MapProto.keys written unpacked: (tag 0x18, varint of at most 10 bytes) pairs.
-_KEY_RUN = re.compile(rb"(?:\x18[\x80-\xff]{0,9}[\x00-\x7f])+")
+FAST_PATHS: dict[tuple[str, str], str] = {
+    # The big payload of a tensor: tested first in the dispatch.
+    ("TensorProto", "raw_data"): "first",
+    # A sequence of tensors of one shape and type (what from_list writes)
+    # repeats each element's head: made without parsing once seen.
+    ("SequenceProto", "tensor_values"): "tensor run",
+    # A long run of unpacked int64 keys, found by one regular expression and
+    # decoded as one packed payload.
+    ("MapProto", "keys"): "varint run",
+}
+"""(message name, field name) -> the specialised block the generator emits for it."""
 
 
-class _State(_local):
-    """Per-thread decoding state.  The class attributes are every thread's
-    defaults: reading one never raises (``getattr`` with a default on a bare
-    ``_local`` raises and catches inside, 0.4 µs per decode)."""
-
-    views = False  # decoding with copy=False
-    growing: list[Any] | None = None  # see _unknown
-
-
-_state = _State()
+# -- entry points -----------------------------------------------------------------
 
 
 def as_byte_view(data: Any) -> Buf:
-    """``data`` itself if it is ``bytes``, else a flat byte view of it, without copying."""
+    """``data`` itself if it is ``bytes``, else a flat byte view of it, without copying.
+
+    Raises:
+        TypeError: ``data`` is a ``str`` or not a buffer.
+    """
     if type(data) is bytes:
         return data
     if isinstance(data, str):
@@ -104,6 +113,9 @@ def as_read_only_view(data: Any) -> memoryview:
 
     Read-only, so that nothing reached through a decoded message can write
     into the caller's buffer.  A non-contiguous input is copied once first.
+
+    Raises:
+        TypeError: ``data`` is a ``str`` or not a buffer.
     """
     if isinstance(data, str):
         raise TypeError("decode() needs bytes, not str")
@@ -116,134 +128,96 @@ def as_read_only_view(data: Any) -> memoryview:
 
 
 def decode_message(cls: type[_M], data: Any, copy: bool = True, max_size: int | None = None) -> _M:
+    """``cls.decode(data, copy=copy, max_size=max_size)``; see ``Message.decode``."""
     buf = as_byte_view(data) if copy else as_read_only_view(data)
     if max_size is not None and len(buf) > max_size:
         raise too_large(cls, len(buf), max_size)
     try:
         return decode_part(cls, buf, 0, len(buf), MAX_DEPTH, copy)
     except DecodeError as err:
-        err._within(cls.__qualname__)
+        err.within(cls.__qualname__)
         raise
 
 
 def too_large(cls: type[Message], size: int, max_size: int) -> DecodeError:
     """The error for an input over ``max_size`` bytes, raised before decoding."""
     err = DecodeError(f"{size} bytes is more than max_size={max_size}", max(max_size, 0))
-    err._within(cls.__qualname__)
+    err.within(cls.__qualname__)
     return err
 
 
 def decode_part(cls: type[_M], buf: Buf, pos: int, end: int, depth: int, copy: bool) -> _M:
-    """Decode ``buf[pos:end]`` as a ``cls`` with ``depth`` nesting levels left.
+    """Decode ``buf[pos:end]`` as a new ``cls`` with ``depth`` nesting levels left.
 
     ``buf`` comes from :func:`as_byte_view` (``copy=True``) or
     :func:`as_read_only_view` (``copy=False``).  Error offsets are offsets
     into ``buf``; the caller adds the outer part of the path.
+
+    Raises:
+        DecodeError: the bytes are not a valid encoding of ``cls``.
     """
-    msg = _BLANK[cls]()
-    if not copy:
-        _state.views = True
+    new, decode = _CODECS[copy].get(cls) or _build(cls, copy)
+    msg = new()
+    grown: list[Any] = []
     # Decoding makes a tree of new objects and no cycles, so the cyclic garbage
     # collector has nothing to find meanwhile; left on, it would rescan the
-    # growing tree again and again and double the time of a large decode.
+    # growing tree again and again.
     collecting = gc.isenabled()
     if collecting:
         gc.disable()
     try:
-        _DECODERS[cls](buf, pos, end, msg, depth)
+        decode(buf, pos, end, msg, depth, grown)
     finally:
         if collecting:
             gc.enable()
-        _settle()
-        if not copy:
-            _state.views = False
+        if grown:
+            _settle(grown)
     return msg  # type: ignore[no-any-return]
 
 
-def _blank_maker(cls: type[Message], given: tuple[str, ...] = ()) -> Callable[..., Any]:
-    return blank_maker(spec_of(cls), given)
+def decoder(cls: type[Message], copy: bool = True) -> tuple[Callable[[], Any], Decoder]:
+    """``(make an empty cls, decode into it)`` for ``cls`` in one mode, generated on first use.
 
+    The decode function takes ``(buf, pos, end, message, depth, grown)``:
+    ``grown`` is a list the caller settles with :func:`settle` afterwards
+    (:func:`decode_part` does both).
 
-# -- repeated scalars: packed or not, both are accepted ---------------------
-
-
-# Bytes below 0x80 end a varint: this table maps them to 0, so find(b"\0") finds ends.
-_ENDS = bytes(0 if i < 0x80 else 1 for i in range(256))
-
-
-def _varints(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None:
-    """Append the varints of a packed payload to ``out``.
-
-    The payload is often all one-byte values (dims, small ints); that case is
-    one ``isascii`` test and one ``extend``, with no Python loop.  Otherwise a
-    one-byte value is appended at once, and a longer one is found with one
-    C-level ``find`` and assembled by ``int.from_bytes`` and bit masks.
+    Raises:
+        TypeError: ``cls`` is not a message class.
     """
-    chunk = bytes(buf[pos:end])
-    if chunk.isascii():
-        out.extend(chunk)
+    return _CODECS[copy].get(cls) or _build(cls, copy)
+
+
+def settle(grown: list[Any]) -> None:
+    """Turn the ``unknown_fields`` that merging grew in place back into ``bytes``."""
+    _settle(grown)
+
+
+# -- what the generated code calls ------------------------------------------------
+
+
+def _settle(grown: list[Any]) -> None:
+    for msg in grown:
+        msg.unknown_fields = bytes(msg.unknown_fields)
+    grown.clear()
+
+
+def _unknown(msg: Any, chunks: list[Any], grown: list[Any]) -> None:
+    """Keep unknown fields' raw bytes, after any kept by an earlier merge.
+
+    A singular field repeated a million times, each copy with an unknown
+    field, must not cost a million ever-longer concatenations: after the
+    first merge the bytes grow in place in a ``bytearray``, turned back into
+    ``bytes`` once the whole decode is done (``grown``).
+    """
+    kept = msg.unknown_fields
+    if not kept:
+        msg.unknown_fields = b"".join(chunks)
         return
-    base = pos
-    ends = chunk.translate(_ENDS)
-    find = ends.find
-    from_bytes = int.from_bytes
-    append = out.append
-    i = 0
-    n = len(chunk)
-    while i < n:
-        b = chunk[i]
-        if b < 0x80:
-            append(b)
-            i += 1
-            continue
-        j = find(b"\0", i) + 1
-        if j == 0:
-            at = base + i
-            raise DecodeError(
-                f"packed varint at offset {at} runs past the end of the packed field "
-                f"({n - i} byte{'s' if n - i != 1 else ''} left)",
-                at,
-            )
-        if j - i > 10:
-            raise DecodeError(f"varint at offset {base + i} is longer than 10 bytes", base + i)
-        x = from_bytes(chunk[i:j], "little") & SEVENS
-        x = (x & LO14) | ((x & HI14) >> 1)
-        x = (x & LO28) | ((x & HI28) >> 2)
-        x = (x & LO56) | ((x & HI56) >> 4)
-        x = ((x & LOW56) | ((x >> 64) << 56)) & MASK64  # upb drops bits past the 64th
-        if signed and x > INT64_MAX:
-            x -= 1 << 64
-        append(x)
-        i = j
-
-
-def _views() -> bool:
-    """Whether this thread is decoding with ``copy=False``."""
-    views: bool = _state.views
-    return views
-
-
-def _own(piece: memoryview) -> bytes | memoryview:
-    """A bytes field's value from a slice of a view input: the slice itself when
-    decoding with ``copy=False``, else a copy.  (A slice of ``bytes`` input is
-    already a copy and never comes here.)
-    """
-    return piece if _state.views else bytes(piece)
-
-
-def _view_fixed(buf: Buf, pos: int, n: int, msg: Any, name: str, code: str, size: int) -> None:
-    """float_data/double_data with ``copy=False``: a ``memoryview`` cast to the
-    field's type, over the input.  A field seen a second time (merged), or a
-    big-endian host (the wire is little-endian), gets a copy as usual.
-    """
-    if n % size:
-        raise packed_fixed_error(pos, n, size)
-    if n == 0:
-        return
-    if len(getattr(msg, name)) or BIG_ENDIAN:
-        read_packed_fixed(buf, pos, n, _scalars(msg, name, code), size)
-    else:
-        setattr(msg, name, buf[pos : pos + n].cast(code))  # type: ignore[union-attr,call-overload]
+    if type(kept) is not bytearray:
+        kept = msg.unknown_fields = bytearray(kept)
+        grown.append(msg)
+    kept += b"".join(chunks)
 
 
 def _string(buf: Buf, pos: int, n: int) -> str:
@@ -255,50 +229,19 @@ def _depth_error(pos: int) -> DecodeError:
     return DecodeError(f"nesting deeper than {MAX_DEPTH} messages at offset {pos}", pos)
 
 
-def _unknown(msg: Any, chunks: list[Any]) -> None:
-    """Keep unknown fields' raw bytes, after any kept by an earlier merge.
-
-    A singular field repeated a million times, each copy with an unknown
-    field, must not cost a million ever-longer concatenations: after the
-    first merge the bytes grow in place in a ``bytearray``, turned back into
-    ``bytes`` once the whole decode is done.
-    """
-    kept = msg.unknown_fields
-    if not kept:
-        msg.unknown_fields = b"".join(chunks)
-        return
-    if type(kept) is not bytearray:
-        kept = msg.unknown_fields = bytearray(kept)
-        _growing().append(msg)
-    kept += b"".join(chunks)
+def _fixed_error(kind: str, buf: Buf, end: int, pos: int) -> DecodeError:
+    return DecodeError(f"{kind} at offset {pos} runs past {past_end(buf, end, pos)}", pos)
 
 
-def _growing() -> list[Any]:
-    """This thread's messages whose ``unknown_fields`` is a growing bytearray."""
-    found = _state.growing
-    if found is None:
-        found = _state.growing = []
-    return found
-
-
-def _settle() -> None:
-    """Turn the bytearrays ``_unknown`` grew back into ``bytes``."""
-    growing = _state.growing
-    if growing:
-        for msg in growing:
-            msg.unknown_fields = bytes(msg.unknown_fields)
-        growing.clear()
-
-
-def _locate(err: DecodeError, msg: Message, fnum: int, names: dict[int, str]) -> None:
+def _locate(err: DecodeError, msg: Any, fnum: int, fields: dict[int, FieldSpec]) -> None:
     """Add the field being decoded when ``err`` happened to its path."""
-    name = names.get(fnum)
-    if name is None:
+    f = fields.get(fnum)
+    if f is None:
         return
-    value = getattr(msg, name)
-    if type(value) is list and name in _MESSAGE_LISTS:
-        name = f"{name}[{len(value)}]"  # the element that failed was never appended
-    err._within(name)
+    name = f.name
+    if f.repeated and f.kind == MESSAGE:
+        name = f"{name}[{len(getattr(msg, name))}]"  # the element that failed was never appended
+    err.within(name)
 
 
 def _stray(exc: Exception, pos: int) -> DecodeError:
@@ -306,155 +249,49 @@ def _stray(exc: Exception, pos: int) -> DecodeError:
     return DecodeError(f"malformed input near offset {pos}: {exc!r}", pos)
 
 
-# -- one function per message -----------------------------------------------
+def _closed_enum(buf: Buf, pos: int, end: int, known: frozenset[int]) -> bool:
+    """Whether the varint at ``pos`` is a known value of a closed enum.
 
-
-def _tensor(buf: Buf, pos: int, end: int, msg: TensorProto, depth: int) -> None:
-    # The hot loop of every workload: one-byte tags, lengths and varints are
-    # read inline, and the common fields are tested first.
-    unknown: list[Any] | None = None
-    fnum = 0
+    proto2 enums are closed: an unknown value is kept as an unknown field,
+    byte for byte.  A truncated varint reports here as known, so that the
+    normal path raises the error.
+    """
     try:
-        while pos < end:
-            start = pos
-            tag = buf[pos]
-            pos += 1
-            if tag >= 0x80:
-                fnum = 0
-                tag, pos = read_tag(buf, start, end)
-            fnum = tag >> 3
-            if tag == 0x4A:  # raw_data
-                n = buf[pos] if pos < end else 0x80
-                if n < 0x80 and n < end - pos:
-                    pos += 1
-                else:
-                    n, pos = read_length(buf, pos, end)
-                piece = buf[pos : pos + n]
-                msg.raw_data = piece if type(piece) is bytes else _own(piece)  # type: ignore[assignment,arg-type]
-                pos += n
-            elif tag == 0x08:  # dims, unpacked
-                v = buf[pos] if pos < end else 0x80
-                if v < 0x80:
-                    pos += 1
-                else:
-                    v, pos = read_varint(buf, pos, end)
-                    v = to_int64(v)
-                msg.dims.append(v)
-            elif tag == 0x10:  # data_type
-                v = buf[pos] if pos < end else 0x80
-                if v < 0x80:
-                    pos += 1
-                else:
-                    v, pos = read_varint(buf, pos, end)
-                    v = to_int32(v)
-                msg.data_type = v
-            elif tag == 0x32:  # string_data: a run of them is read in one go
-                strings = msg.string_data
-                # A slice of bytes is already its own copy; a view is kept with copy=False.
-                if type(buf) is bytes or _views():
-                    pos = _strings(buf, pos, end, strings.append)
-                else:
-                    views: list[Any] = []
-                    pos = _strings(buf, pos, end, views.append)
-                    strings.extend(map(bytes, views))
-            elif tag == 0x0A:  # dims, packed
-                n, pos = read_length(buf, pos, end)
-                _varints(buf, pos, pos + n, msg.dims, True)  # type: ignore[arg-type]
-                pos += n
-            elif tag == 0x22:  # float_data, packed
-                n, pos = read_length(buf, pos, end)
-                if type(buf) is bytes or not _views():
-                    read_packed_fixed(buf, pos, n, _scalars(msg, "float_data", FLOAT), 4)
-                else:
-                    _view_fixed(buf, pos, n, msg, "float_data", FLOAT, 4)
-                pos += n
-            elif tag == 0x25:  # float_data, one element
-                if end - pos < 4:
-                    raise DecodeError(
-                        f"float at offset {pos} runs past {past_end(buf, end, pos)}", pos
-                    )
-                read_packed_fixed(buf, pos, 4, _scalars(msg, "float_data", FLOAT), 4)
-                pos += 4
-            elif tag == 0x2A:  # int32_data, packed
-                n, pos = read_length(buf, pos, end)
-                _packed_ints(buf, pos, pos + n, _scalars(msg, "int32_data", INT32))
-                pos += n
-            elif tag == 0x28:  # int32_data, one element
-                v, pos = read_varint(buf, pos, end)
-                _scalars(msg, "int32_data", INT32).append(to_int32(v))
-            elif tag == 0x3A:  # int64_data, packed
-                n, pos = read_length(buf, pos, end)
-                _packed_ints(buf, pos, pos + n, _scalars(msg, "int64_data", INT64))
-                pos += n
-            elif tag == 0x38:  # int64_data, one element
-                v, pos = read_varint(buf, pos, end)
-                _scalars(msg, "int64_data", INT64).append(to_int64(v))
-            elif tag == 0x42:  # name
-                n, pos = read_length(buf, pos, end)
-                msg.name = _string(buf, pos, n)
-                pos += n
-            elif tag == 0x1A:  # segment
-                n, pos = read_length(buf, pos, end)
-                if depth <= 0:
-                    raise _depth_error(start)
-                seg = msg.segment
-                if seg is None:
-                    seg = msg.segment = _new_segment()
-                _segment(buf, pos, pos + n, seg, depth - 1)
-                pos += n
-            elif tag == 0x52:  # double_data, packed
-                n, pos = read_length(buf, pos, end)
-                if type(buf) is bytes or not _views():
-                    read_packed_fixed(buf, pos, n, _scalars(msg, "double_data", DOUBLE), 8)
-                else:
-                    _view_fixed(buf, pos, n, msg, "double_data", DOUBLE, 8)
-                pos += n
-            elif tag == 0x51:  # double_data, one element
-                if end - pos < 8:
-                    raise DecodeError(
-                        f"double at offset {pos} runs past {past_end(buf, end, pos)}", pos
-                    )
-                read_packed_fixed(buf, pos, 8, _scalars(msg, "double_data", DOUBLE), 8)
-                pos += 8
-            elif tag == 0x5A:  # uint64_data, packed
-                n, pos = read_length(buf, pos, end)
-                _packed_ints(buf, pos, pos + n, _scalars(msg, "uint64_data", UINT64))
-                pos += n
-            elif tag == 0x58:  # uint64_data, one element
-                v, pos = read_varint(buf, pos, end)
-                _scalars(msg, "uint64_data", UINT64).append(v)
-            elif tag == 0x62:  # doc_string
-                n, pos = read_length(buf, pos, end)
-                msg.doc_string = _string(buf, pos, n)
-                pos += n
-            elif tag == 0x6A or tag == 0x82:  # external_data (13), metadata_props (16)
-                n, pos = read_length(buf, pos, end)
-                if depth <= 0:
-                    raise _depth_error(start)
-                entry = _new_entry()
-                _entry(buf, pos, pos + n, entry, depth - 1)
-                (msg.external_data if tag == 0x6A else msg.metadata_props).append(entry)
-                pos += n
-            elif tag == 0x70 and _closed_enum(buf, pos, end):  # data_location
-                v, pos = read_varint(buf, pos, end)
-                msg.data_location = v & MASK32
-            else:
-                fnum = 0
-                pos = skip_field(buf, start, pos, end, tag, depth)
-                if unknown is None:
-                    unknown = []
-                unknown.append(buf[start:pos])
-        if unknown:
-            _unknown(msg, unknown)
-    except DecodeError as err:
-        _locate(err, msg, fnum, _TENSOR_FIELDS)
-        raise
-    except (IndexError, struct.error, OverflowError) as exc:
-        raise _stray(exc, pos) from exc
+        v = read_varint(buf, pos, end)[0]
+    except DecodeError:
+        return True
+    return to_int32(v) in known
 
 
-def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None]) -> int:
-    """Read a run of ``string_data`` entries, the first one's tag already read.
+def _scalars(msg: Any, name: str, code: str) -> Any:
+    """The field's ``array``, made one if the caller assigned a list (merging into it)."""
+    values = getattr(msg, name)
+    if type(values) is not array or values.typecode != code:
+        if type(values) is memoryview:  # a copy=False view, merged: keep every bit
+            values = array(code, values.tobytes())
+        else:
+            values = array(code, values)
+        setattr(msg, name, values)
+    return values
+
+
+def _view_fixed(buf: Any, pos: int, n: int, msg: Any, name: str, code: str, size: int) -> None:
+    """A packed float/double field with ``copy=False``: a ``memoryview`` cast to the
+    field's type, over the input.  A field seen a second time (merged), or a
+    big-endian host (the wire is little-endian), gets a copy as usual.
+    """
+    if n % size:
+        raise packed_fixed_error(pos, n, size)
+    if n == 0:
+        return
+    if len(getattr(msg, name)) or BIG_ENDIAN:
+        read_packed_fixed(buf, pos, n, _scalars(msg, name, code), size)
+    else:
+        setattr(msg, name, buf[pos : pos + n].cast(code))
+
+
+def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: int) -> int:
+    """Read a run of one repeated bytes field, the first entry's tag already read.
 
     The loop's case is a length below 128 (one byte, the bytes that follow it
     inside the message): one index, one slice, one test per entry; a slice
@@ -470,7 +307,7 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None]) -> int
             n, pos = read_length(buf, pos, end)
             append(buf[pos : pos + n])
             pos += n
-        if pos >= end or buf[pos] != 0x32:
+        if pos >= end or buf[pos] != tag:
             break
         pos += 1
     if pos > end:  # the last entry runs past the end: read_length says how
@@ -478,304 +315,142 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None]) -> int
     return pos
 
 
-def _closed_enum(buf: Buf, pos: int, end: int) -> bool:
-    """Whether the varint at ``pos`` is a known ``DataLocation`` (0 or 1).
+def _varint_run(buf: Buf, start: int, pos: int, end: int, out: list[int], tag: int) -> int:
+    """Read a run of unpacked varints of one field (``tag``, one byte) from ``start``,
+    the first tag's offset; its value starts at ``pos``.
 
-    proto2 enums are closed: an unknown value is kept as an unknown field,
-    byte for byte.  A truncated varint reports here as known, so that the
-    normal path raises the error.
+    The run is whole (tag, varint) pairs; the tag byte is a one-byte varint
+    itself, so the run decodes as one packed payload of tags and values:
+    every second value is the field's.  A bad varint ends the run where it
+    starts, and the general path reports it.
     """
-    try:
-        v = read_varint(buf, pos, end)[0] & MASK32
-    except DecodeError:
-        return True
-    return v <= 1
+    found = _RUNS.get(tag)
+    if found is None:
+        found = _RUNS[tag] = re.compile(
+            re.escape(bytes((tag,))) + rb"[\x80-\xff]{0,9}[\x00-\x7f](?:"
+            + re.escape(bytes((tag,))) + rb"[\x80-\xff]{0,9}[\x00-\x7f])*"
+        )  # fmt: skip
+    run = found.match(buf, start, end)
+    if run is None:
+        v, pos = read_varint(buf, pos, end)
+        out.append(to_int64(v))
+        return pos
+    pos = run.end()
+    pairs = array("q")
+    decode_into_array(buf, start, pos, pairs)
+    out.extend(pairs[1::2])
+    return pos
 
 
-def _scalars(msg: TensorProto, name: str, code: str) -> Any:
-    """The field's ``array``, made one if the caller assigned a list (merging into it)."""
-    values = getattr(msg, name)
-    if type(values) is not array or values.typecode != code:
-        if type(values) is memoryview:  # a copy=False view, merged: keep every bit
-            values = array(code, values.tobytes())
-        else:
-            values = array(code, values)
-        setattr(msg, name, values)
-    return values
+_RUNS: dict[int, re.Pattern[bytes]] = {}
 
 
-def _packed_ints(buf: Buf, pos: int, end: int, out: Any) -> None:
-    """Append a packed int32/int64/uint64 payload to the ``array`` ``out``."""
-    code = out.typecode
-    if end - pos >= npvarints.MIN_BYTES:
-        np = npvarints.numpy()
-        if np is not None:
-            npvarints.decode(np, bytes(buf[pos:end]), pos, out)
-            return
-    if end - pos >= lanes.MIN_BYTES:
-        chunk = bytes(buf[pos:end])
-        if chunk.isascii():  # all one-byte values: no decoding, and no second copy below
-            out.extend(chunk)
-            return
-        # Whole blocks at a time, int64_1M 530 -> 150 ms; on an unfinished or
-        # too long varint the loop below names the error.
-        if chunk[-1] < 0x80 and lanes.decode(chunk, out):
-            return
-    values: list[int] = []
-    _varints(buf, pos, end, values, code == INT64)
-    if code == INT32:
-        values = [to_int32(v) if v > 0x7FFF_FFFF else v for v in values]
-    out.fromlist(values)
-
-
-def _segment(buf: Buf, pos: int, end: int, msg: Any, depth: int) -> None:
-    unknown: list[Any] | None = None
-    fnum = 0
-    try:
-        while pos < end:
-            start = pos
-            tag = buf[pos]
-            pos += 1
-            if tag >= 0x80:
-                fnum = 0
-                tag, pos = read_tag(buf, start, end)
-            fnum = tag >> 3
-            if tag == 0x08:
-                v, pos = read_varint(buf, pos, end)
-                msg.begin = to_int64(v)
-            elif tag == 0x10:
-                v, pos = read_varint(buf, pos, end)
-                msg.end = to_int64(v)
-            else:
-                fnum = 0
-                pos = skip_field(buf, start, pos, end, tag, depth)
-                if unknown is None:
-                    unknown = []
-                unknown.append(buf[start:pos])
-        if unknown:
-            _unknown(msg, unknown)
-    except DecodeError as err:
-        _locate(err, msg, fnum, _SEGMENT_FIELDS)
-        raise
-    except (IndexError, struct.error, OverflowError) as exc:
-        raise _stray(exc, pos) from exc
-
-
-def _entry(buf: Buf, pos: int, end: int, msg: StringStringEntryProto, depth: int) -> None:
-    unknown: list[Any] | None = None
-    fnum = 0
-    try:
-        while pos < end:
-            start = pos
-            tag = buf[pos]
-            pos += 1
-            if tag >= 0x80:
-                fnum = 0
-                tag, pos = read_tag(buf, start, end)
-            fnum = tag >> 3
-            if tag == 0x0A:
-                n, pos = read_length(buf, pos, end)
-                msg.key = _string(buf, pos, n)
-                pos += n
-            elif tag == 0x12:
-                n, pos = read_length(buf, pos, end)
-                msg.value = _string(buf, pos, n)
-                pos += n
-            else:
-                fnum = 0
-                pos = skip_field(buf, start, pos, end, tag, depth)
-                if unknown is None:
-                    unknown = []
-                unknown.append(buf[start:pos])
-        if unknown:
-            _unknown(msg, unknown)
-    except DecodeError as err:
-        _locate(err, msg, fnum, _ENTRY_FIELDS)
-        raise
-    except (IndexError, struct.error, OverflowError) as exc:
-        raise _stray(exc, pos) from exc
-
-
-def _sparse(buf: Buf, pos: int, end: int, msg: SparseTensorProto, depth: int) -> None:
-    unknown: list[Any] | None = None
-    fnum = 0
-    try:
-        while pos < end:
-            start = pos
-            tag = buf[pos]
-            pos += 1
-            if tag >= 0x80:
-                fnum = 0
-                tag, pos = read_tag(buf, start, end)
-            fnum = tag >> 3
-            if tag == 0x0A or tag == 0x12:  # values (1), indices (2)
-                n, pos = read_length(buf, pos, end)
-                if depth <= 0:
-                    raise _depth_error(start)
-                sub = msg.values if tag == 0x0A else msg.indices
-                if sub is None:
-                    sub = _new_tensor()
-                    if tag == 0x0A:
-                        msg.values = sub
-                    else:
-                        msg.indices = sub
-                _tensor(buf, pos, pos + n, sub, depth - 1)
-                pos += n
-            elif tag == 0x18:  # dims, unpacked
-                v, pos = read_varint(buf, pos, end)
-                msg.dims.append(to_int64(v))
-            elif tag == 0x1A:  # dims, packed
-                n, pos = read_length(buf, pos, end)
-                _varints(buf, pos, pos + n, msg.dims, True)  # type: ignore[arg-type]
-                pos += n
-            else:
-                fnum = 0
-                pos = skip_field(buf, start, pos, end, tag, depth)
-                if unknown is None:
-                    unknown = []
-                unknown.append(buf[start:pos])
-        if unknown:
-            _unknown(msg, unknown)
-    except DecodeError as err:
-        _locate(err, msg, fnum, _SPARSE_FIELDS)
-        raise
-    except (IndexError, struct.error, OverflowError) as exc:
-        raise _stray(exc, pos) from exc
-
-
-def _sequence(buf: Buf, pos: int, end: int, msg: SequenceProto, depth: int) -> None:
-    unknown: list[Any] | None = None
-    fnum = 0
-    try:
-        while pos < end:
-            start = pos
-            tag = buf[pos]
-            pos += 1
-            if tag >= 0x80:
-                fnum = 0
-                tag, pos = read_tag(buf, start, end)
-            fnum = tag >> 3
-            if tag & 7 == 2 and 3 <= fnum <= 7:  # tensor/sparse/sequence/map/optional values
-                if depth <= 0:
-                    raise _depth_error(start)
-                new, decode, name = _ELEMENTS[fnum]
-                values = getattr(msg, name)
-                if fnum == 3:
-                    pos = _tensor_run(buf, pos, end, values, depth - 1)
-                    continue
-                while True:  # elements come in runs: read the run in one go
-                    n = buf[pos] if pos < end else 0x80
-                    if n < 0x80 and n < end - pos:
-                        pos += 1
-                    else:
-                        n, pos = read_length(buf, pos, end)
-                    sub = new()
-                    decode(buf, pos, pos + n, sub, depth - 1)
-                    values.append(sub)
-                    pos += n
-                    if pos < end and buf[pos] == tag:
-                        pos += 1
-                    else:
-                        break
-            elif tag == 0x0A:
-                n, pos = read_length(buf, pos, end)
-                msg.name = _string(buf, pos, n)
-                pos += n
-            elif tag == 0x10:
-                v = buf[pos] if pos < end else 0x80
-                if v < 0x80:
-                    pos += 1
-                else:
-                    v, pos = read_varint(buf, pos, end)
-                    v = to_int32(v)
-                msg.elem_type = v
-            else:
-                fnum = 0
-                pos = skip_field(buf, start, pos, end, tag, depth)
-                if unknown is None:
-                    unknown = []
-                unknown.append(buf[start:pos])
-        if unknown:
-            _unknown(msg, unknown)
-    except DecodeError as err:
-        _locate(err, msg, fnum, _SEQUENCE_FIELDS)
-        raise
-    except (IndexError, struct.error, OverflowError) as exc:
-        raise _stray(exc, pos) from exc
-
-
-def _tensor_run(buf: Buf, pos: int, end: int, tensors: list[TensorProto], depth: int) -> int:
-    """Read a run of ``SequenceProto.tensor_values``, the first one's tag
-    already read, and return where it ends.
+def _tensor_runner(
+    spec: MessageSpec, copy: bool, new: Callable[[], Any], decode: Decoder
+) -> Callable[..., int]:
+    """The reader of a run of TensorProto elements for one mode (``FAST_PATHS``).
 
     Tensors of one shape and type (what ``from_list`` writes) repeat the bytes
-    before each raw payload: once one is seen (:func:`_tensor_template`), the
-    next that repeats them is made without parsing.
+    before each raw payload: once one is seen (:func:`_template`), the next
+    that repeats them is made without parsing, a third of the time of a decode.
+    Decoding is a function of the bytes: another element of the same length
+    that starts with the same head is the same tensor but for its payload.
     """
-    head: bytes | None = None
-    tries = _TEMPLATE_TRIES
-    hn = whole = data_type = 0
-    dims = _NO_DIMS
-    append = tensors.append
-    while True:
-        n = buf[pos] if pos < end else 0x80
-        if n < 0x80 and n < end - pos:
+    new_raw = blank_maker(spec, ("dims", "data_type", "raw_data"))
+    heads = (
+        spec.by_name["dims"].tag,
+        spec.by_name["data_type"].tag,
+        spec.by_name["raw_data"].tag,
+    )
+    tries_max = 4  # give up on templates after this many elements that could not be one
+    no_dims: list[int] = []
+
+    def run(
+        buf: Any, pos: int, end: int, tensors: list[Any], depth: int, grown: Any, tag: int
+    ) -> int:
+        head: bytes | None = None
+        tries = tries_max
+        hn = whole = data_type = 0
+        dims = no_dims
+        append = tensors.append
+        while True:
+            n = buf[pos] if pos < end else 0x80
+            if n < 0x80 and n < end - pos:
+                pos += 1
+            else:
+                n, pos = read_length(buf, pos, end)
+            if n == whole and buf[pos : pos + hn] == head:
+                raw = buf[pos + hn : pos + n]
+                if copy and type(raw) is not bytes:
+                    raw = bytes(raw)
+                sub = new_raw(dims.copy(), data_type, raw)
+            else:
+                sub = new()
+                decode(buf, pos, pos + n, sub, depth, grown)
+                if tries:
+                    found = _template(buf, pos, pos + n, sub, heads)
+                    if found is None:
+                        tries -= 1
+                    else:
+                        head, dims, data_type = found
+                        hn = len(head)
+                        whole = hn + len(sub.raw_data)
+            append(sub)
+            pos += n
+            if pos >= end or buf[pos] != tag:
+                return pos
             pos += 1
-        else:
-            n, pos = read_length(buf, pos, end)
-        if n == whole and buf[pos : pos + hn] == head:
-            piece = buf[pos + hn : pos + n]
-            raw = piece if type(piece) is bytes else _own(piece)  # type: ignore[arg-type]
-            sub = _new_raw_tensor(dims.copy(), data_type, raw)
-        else:
-            sub = _new_tensor()
-            _tensor(buf, pos, pos + n, sub, depth)
-            if tries:
-                found = _tensor_template(buf, pos, pos + n, sub)
-                if found is None:
-                    tries -= 1
-                else:
-                    head, dims, data_type = found
-                    hn = len(head)
-                    whole = hn + len(sub.raw_data)
-        append(sub)
-        pos += n
-        if pos >= end or buf[pos] != 0x1A:
-            return pos
-        pos += 1
+
+    return run
 
 
-# Give up on templates after this many tensors of a run that could not be one.
-_TEMPLATE_TRIES = 4
-_NO_DIMS: list[int] = []  # before the first template; only ever copied
-
-
-def _tensor_template(
-    buf: Buf, pos: int, end: int, tensor: TensorProto
+def _template(
+    buf: Buf, pos: int, end: int, tensor: Any, heads: tuple[bytes, bytes, bytes]
 ) -> tuple[bytes, list[int], int] | None:
     """``(head, dims, data_type)`` when ``buf[pos:end]``, just decoded into
     ``tensor``, is exactly ``head`` (dims, data_type and the raw_data tag and
     length, written as encoders write them) followed by the raw payload.
-
-    Decoding is a function of the bytes: another element of the same length
-    that starts with ``head`` is the same tensor but for its payload, so
-    ``_sequence`` makes it without parsing, a third of the time of a decode.
     """
     raw = tensor.raw_data
     data_type = tensor.data_type
     if raw is None or data_type is None or data_type < 0 or min(tensor.dims, default=0) < 0:
         return None
+    dims_tag, type_tag, raw_tag = heads
     head = b"".join(
-        [b"\x08" + encode_varint(d) for d in tensor.dims]
-        + [b"\x10", encode_varint(data_type), b"\x4a", encode_varint(len(raw))]
+        [dims_tag + encode_varint(d) for d in tensor.dims]
+        + [type_tag, encode_varint(data_type), raw_tag, encode_varint(len(raw))]
     )
     if len(head) + len(raw) != end - pos or buf[pos : pos + len(head)] != head:
         return None
     return head, list(tensor.dims), data_type
 
 
-def _map(buf: Buf, pos: int, end: int, msg: MapProto, depth: int) -> None:
-    unknown: list[Any] | None = None
+# -- the generator ------------------------------------------------------------------
+
+# Per mode: message class -> (maker of an empty message, decoder).
+_CODECS: tuple[dict[type, tuple[Any, Any]], dict[type, tuple[Any, Any]]] = ({}, {})
+
+_CONVERT = {"int32": "to_int32(v)", "int64": "to_int64(v)", "uint64": "v", "enum": "to_int32(v)"}
+_FIXED = {"float": 4, "double": 8}
+
+_READ_VARINT = """\
+v = buf[pos] if pos < end else 0x80
+if v < 0x80:
+    pos += 1
+else:
+    v, pos = read_varint(buf, pos, end)
+    v = {convert}"""
+
+_READ_LENGTH = """\
+n = buf[pos] if pos < end else 0x80
+if n < 0x80 and n < end - pos:
+    pos += 1
+else:
+    n, pos = read_length(buf, pos, end)"""
+
+_LOOP = """\
+def {function}(buf, pos, end, msg, depth, grown):
+    unknown = None
     fnum = 0
     try:
         while pos < end:
@@ -786,44 +461,7 @@ def _map(buf: Buf, pos: int, end: int, msg: MapProto, depth: int) -> None:
                 fnum = 0
                 tag, pos = read_tag(buf, start, end)
             fnum = tag >> 3
-            if tag == 0x18:  # keys, unpacked: a run of them is read in one go
-                run = _KEY_RUN.match(buf, start, end)
-                if run is None:  # a bad varint: the general path says what is wrong
-                    v, pos = read_varint(buf, pos, end)
-                    msg.keys.append(to_int64(v))
-                    continue
-                # The run is whole (tag, varint) pairs; the tag byte 0x18 is a
-                # one-byte varint itself, so the run decodes as a packed payload
-                # of tags and keys: every second value is a key.
-                pos = run.end()
-                pairs = array(INT64)
-                _packed_ints(buf, start, pos, pairs)
-                msg.keys.extend(pairs[1::2])
-            elif tag == 0x1A:  # keys, packed
-                n, pos = read_length(buf, pos, end)
-                _varints(buf, pos, pos + n, msg.keys, True)  # type: ignore[arg-type]
-                pos += n
-            elif tag == 0x22:  # string_keys
-                n, pos = read_length(buf, pos, end)
-                piece = buf[pos : pos + n]
-                msg.string_keys.append(piece if type(piece) is bytes else _own(piece))  # type: ignore[arg-type]
-                pos += n
-            elif tag == 0x2A:  # values
-                n, pos = read_length(buf, pos, end)
-                if depth <= 0:
-                    raise _depth_error(start)
-                values = msg.values
-                if values is None:
-                    values = msg.values = _new_sequence()
-                _sequence(buf, pos, pos + n, values, depth - 1)
-                pos += n
-            elif tag == 0x0A:
-                n, pos = read_length(buf, pos, end)
-                msg.name = _string(buf, pos, n)
-                pos += n
-            elif tag == 0x10:
-                v, pos = read_varint(buf, pos, end)
-                msg.key_type = to_int32(v)
+{branches}
             else:
                 fnum = 0
                 pos = skip_field(buf, start, pos, end, tag, depth)
@@ -831,127 +469,267 @@ def _map(buf: Buf, pos: int, end: int, msg: MapProto, depth: int) -> None:
                     unknown = []
                 unknown.append(buf[start:pos])
         if unknown:
-            _unknown(msg, unknown)
+            unknown_fields(msg, unknown, grown)
     except DecodeError as err:
-        _locate(err, msg, fnum, _MAP_FIELDS)
+        locate(err, msg, fnum, FIELDS)
         raise
     except (IndexError, struct.error, OverflowError) as exc:
-        raise _stray(exc, pos) from exc
+        raise stray(exc, pos) from exc
+"""
 
 
-def _optional(buf: Buf, pos: int, end: int, msg: OptionalProto, depth: int) -> None:
-    unknown: list[Any] | None = None
-    fnum = 0
-    try:
-        while pos < end:
-            start = pos
-            tag = buf[pos]
-            pos += 1
-            if tag >= 0x80:
-                fnum = 0
-                tag, pos = read_tag(buf, start, end)
-            fnum = tag >> 3
-            if tag & 7 == 2 and 3 <= fnum <= 7:  # tensor/sparse/sequence/map/optional value
-                n = buf[pos] if pos < end else 0x80
-                if n < 0x80 and n < end - pos:
-                    pos += 1
-                else:
-                    n, pos = read_length(buf, pos, end)
-                if depth <= 0:
-                    raise _depth_error(start)
-                new, decode, name = _VALUES[fnum]
-                sub = getattr(msg, name)
-                if sub is None:
-                    sub = new()
-                    setattr(msg, name, sub)
-                decode(buf, pos, pos + n, sub, depth - 1)
-                pos += n
-            elif tag == 0x0A:
-                n, pos = read_length(buf, pos, end)
-                msg.name = _string(buf, pos, n)
-                pos += n
-            elif tag == 0x10:
-                v = buf[pos] if pos < end else 0x80
-                if v < 0x80:
-                    pos += 1
-                else:
-                    v, pos = read_varint(buf, pos, end)
-                    v = to_int32(v)
-                msg.elem_type = v
-            else:
-                fnum = 0
-                pos = skip_field(buf, start, pos, end, tag, depth)
-                if unknown is None:
-                    unknown = []
-                unknown.append(buf[start:pos])
-        if unknown:
-            _unknown(msg, unknown)
-    except DecodeError as err:
-        _locate(err, msg, fnum, _OPTIONAL_FIELDS)
-        raise
-    except (IndexError, struct.error, OverflowError) as exc:
-        raise _stray(exc, pos) from exc
+def _build(cls: type, copy: bool) -> tuple[Any, Any]:
+    """Generate, compile and publish the decoders of ``cls`` and every message it holds.
+
+    Under a lock, and published only once complete: another thread never
+    sees a decoder whose sub-message decoders are not there yet.
+
+    Raises:
+        TypeError: ``cls`` is not a message class.
+    """
+    with _LOCK:
+        codecs = _CODECS[copy]
+        made = codecs.get(cls)
+        if made is None:
+            pending: dict[type, tuple[Any, Any]] = {}
+            _generate(spec_of(cls), copy, codecs, pending)
+            codecs.update(pending)
+            made = pending[cls]
+        return made
 
 
-_TENSOR_FIELDS = {
-    1: "dims", 2: "data_type", 3: "segment", 4: "float_data", 5: "int32_data",
-    6: "string_data", 7: "int64_data", 8: "name", 9: "raw_data", 10: "double_data",
-    11: "uint64_data", 12: "doc_string", 13: "external_data", 14: "data_location",
-    16: "metadata_props",
-}  # fmt: skip
-_SEGMENT_FIELDS = {1: "begin", 2: "end"}
-_ENTRY_FIELDS = {1: "key", 2: "value"}
-_SPARSE_FIELDS = {1: "values", 2: "indices", 3: "dims"}
-_SEQUENCE_FIELDS = {
-    1: "name", 2: "elem_type", 3: "tensor_values", 4: "sparse_tensor_values",
-    5: "sequence_values", 6: "map_values", 7: "optional_values",
-}  # fmt: skip
-_MAP_FIELDS = {1: "name", 2: "key_type", 3: "keys", 4: "string_keys", 5: "values"}
-_OPTIONAL_FIELDS = {
-    1: "name", 2: "elem_type", 3: "tensor_value", 4: "sparse_tensor_value",
-    5: "sequence_value", 6: "map_value", 7: "optional_value",
-}  # fmt: skip
-_MESSAGE_LISTS = frozenset(
-    {"external_data", "metadata_props", "tensor_values", "sparse_tensor_values",
-     "sequence_values", "map_values", "optional_values"}
-)  # fmt: skip
+def _generate(
+    spec: MessageSpec,
+    copy: bool,
+    codecs: dict[type, tuple[Any, Any]],
+    pending: dict[type, tuple[Any, Any]],
+) -> None:
+    env: dict[str, Any] = {
+        "DecodeError": DecodeError,
+        "struct": struct,
+        "read_tag": read_tag,
+        "read_varint": read_varint,
+        "read_length": read_length,
+        "skip_field": skip_field,
+        "to_int32": to_int32,
+        "to_int64": to_int64,
+        "unknown_fields": _unknown,
+        "locate": _locate,
+        "stray": _stray,
+        "string": _string,
+        "depth_error": _depth_error,
+        "fixed_error": _fixed_error,
+        "closed_enum": _closed_enum,
+        "scalars": _scalars,
+        "view_fixed": _view_fixed,
+        "read_packed_fixed": read_packed_fixed,
+        "decode_into_array": decode_into_array,
+        "decode_into_list": decode_into_list,
+        "strings": _strings,
+        "varint_run": _varint_run,
+        "FIELDS": spec.by_number,
+    }
+    function = f"decode_{spec.name.replace('.', '_')}"
+    source = _LOOP.format(function=function, branches=_branches(spec, copy, env))
+    code = compile(source, f"<onnxdata decoder {spec.name}{'' if copy else ' views'}>", "exec")
+    exec(code, env)
+    pending[spec.cls] = (blank_maker(spec), env[function])
+    # The messages it holds, after it: a message may hold itself.
+    for f in spec.children():
+        child = f.message
+        if child not in codecs and child not in pending:
+            _generate(spec_of(child), copy, codecs, pending)
+        new, decode = codecs.get(child) or pending[child]
+        env[f"new_{f.name}"], env[f"decode_{f.name}"] = new, decode
+        if FAST_PATHS.get((spec.name, f.name)) == "tensor run":
+            env[f"run_{f.name}"] = _tensor_runner(spec_of(child), copy, new, decode)
 
-_BLANK: dict[type[Message], Callable[[], Any]] = {
-    cls: _blank_maker(cls)
-    for cls in (
-        TensorProto,
-        _Segment,
-        StringStringEntryProto,
-        SparseTensorProto,
-        SequenceProto,
-        MapProto,
-        OptionalProto,
+
+_LOCK = allocate_lock()
+
+
+def _branches(spec: MessageSpec, copy: bool, env: dict[str, Any]) -> str:
+    """The ``if tag == ...`` branches of a message's loop, one or two per field.
+
+    Fields marked "first" in FAST_PATHS are tested first, then the rest in
+    number order, each field's usual wire form before the other.
+    """
+
+    def rank(f: FieldSpec) -> tuple[int, int]:
+        return (FAST_PATHS.get((spec.name, f.name)) != "first", f.number)
+
+    out = []
+    keyword = "if"
+    for f in sorted(spec.fields, key=rank):
+        for condition, body in _field_blocks(spec, f, copy, env):
+            out.append(f"{keyword} {condition}:  # {f.name}")
+            out.extend("    " + line for line in body.splitlines())
+            keyword = "elif"
+    return "\n".join(" " * 12 + line for line in out)
+
+
+def _int_tag(tag: bytes) -> int:
+    v, _ = read_varint(tag, 0, len(tag))
+    return v
+
+
+def _field_blocks(
+    spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """``(condition, body)`` per wire form of one field: the code that reads it."""
+    name = f.name
+    kind = f.kind
+    fast = FAST_PATHS.get((spec.name, name))
+    native = _int_tag(f.tag_for(_NATIVE_WIRE[kind]))
+    packed = _int_tag(f.tag_for(LEN))
+    one_byte = native < 0x80
+    if kind in _CONVERT:
+        read = _READ_VARINT.format(convert=_CONVERT[kind])
+        if kind == "enum":
+            assert f.enum is not None
+            env[f"known_{name}"] = frozenset(int(v) for v in f.enum)
+            return [
+                (
+                    f"tag == {native} and closed_enum(buf, pos, end, known_{name})",
+                    f"{read}\nmsg.{name} = v",
+                )
+            ]
+        if not f.repeated:
+            return [(f"tag == {native}", f"{read}\nmsg.{name} = v")]
+        if f.typecode is not None:  # an array
+            code = f.typecode
+            return [
+                (
+                    f"tag == {packed}",
+                    "n, pos = read_length(buf, pos, end)\n"
+                    f"decode_into_array(buf, pos, pos + n, scalars(msg, {name!r}, {code!r}))\n"
+                    "pos += n",
+                ),
+                (
+                    f"tag == {native}",
+                    "v, pos = read_varint(buf, pos, end)\n"
+                    f"scalars(msg, {name!r}, {code!r}).append({_CONVERT[kind]})",
+                ),
+            ]
+        if fast == "varint run" and one_byte and kind != "int32":
+            unpacked = f"pos = varint_run(buf, start, pos, end, msg.{name}, {native})"
+        else:
+            unpacked = f"{read}\nmsg.{name}.append(v)"
+        if kind == "int32":
+            packed_body = (
+                "n, pos = read_length(buf, pos, end)\nvalues = []\n"
+                "decode_into_list(buf, pos, pos + n, values, True)\n"
+                f"msg.{name}.extend(map(to_int32, values))\npos += n"
+            )
+        else:
+            packed_body = (
+                "n, pos = read_length(buf, pos, end)\n"
+                f"decode_into_list(buf, pos, pos + n, msg.{name}, {kind != 'uint64'})\npos += n"
+            )
+        return [(f"tag == {native}", unpacked), (f"tag == {packed}", packed_body)]
+    if kind in _FIXED:
+        size = _FIXED[kind]
+        code = "f" if size == 4 else "d"
+        one = (
+            f"if end - pos < {size}:\n    raise fixed_error({kind!r}, buf, end, pos)\n"
+            f"read_packed_fixed(buf, pos, {size}, scalars(msg, {name!r}, {code!r}), {size})\n"
+            f"pos += {size}"
+        )
+        if not f.repeated:
+            env[f"unpack_{name}"] = struct.Struct("<" + code).unpack_from
+            one = (
+                f"if end - pos < {size}:\n    raise fixed_error({kind!r}, buf, end, pos)\n"
+                f"msg.{name} = unpack_{name}(buf, pos)[0]\npos += {size}"
+            )
+            return [(f"tag == {native}", one)]
+        if copy:
+            whole = f"read_packed_fixed(buf, pos, n, scalars(msg, {name!r}, {code!r}), {size})"
+        else:
+            whole = f"view_fixed(buf, pos, n, msg, {name!r}, {code!r}, {size})"
+        return [
+            (f"tag == {packed}", f"n, pos = read_length(buf, pos, end)\n{whole}\npos += n"),
+            (f"tag == {native}", one),
+        ]
+    if kind == "string":
+        body = "n, pos = read_length(buf, pos, end)\n"
+        if f.repeated:
+            body += f"msg.{name}.append(string(buf, pos, n))\npos += n"
+        else:
+            body += f"msg.{name} = string(buf, pos, n)\npos += n"
+        return [(f"tag == {native}", body)]
+    if kind == "bytes":
+        own = "piece" if not copy else "piece if type(piece) is bytes else bytes(piece)"
+        if not f.repeated:
+            return [
+                (
+                    f"tag == {native}",
+                    f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{name} = {own}\npos += n",
+                )
+            ]
+        if not one_byte:
+            return [
+                (
+                    f"tag == {native}",
+                    "n, pos = read_length(buf, pos, end)\npiece = buf[pos : pos + n]\n"
+                    f"msg.{name}.append({own})\npos += n",
+                )
+            ]
+        if not copy:
+            return [
+                (f"tag == {native}", f"pos = strings(buf, pos, end, msg.{name}.append, {native})")
+            ]
+        # A slice of bytes is already its own copy; a slice of a view is copied.
+        return [
+            (
+                f"tag == {native}",
+                f"if type(buf) is bytes:\n"
+                f"    pos = strings(buf, pos, end, msg.{name}.append, {native})\n"
+                f"else:\n"
+                f"    views = []\n"
+                f"    pos = strings(buf, pos, end, views.append, {native})\n"
+                f"    msg.{name}.extend(map(bytes, views))",
+            )
+        ]
+    # A message.
+    sub = f"new_{name}", f"decode_{name}"
+    if not f.repeated:
+        return [
+            (
+                f"tag == {native}",
+                f"{_READ_LENGTH}\n"
+                "if depth <= 0:\n    raise depth_error(start)\n"
+                f"sub = msg.{name}\n"
+                f"if sub is None:\n    sub = msg.{name} = {sub[0]}()\n"
+                f"{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n",
+            )
+        ]
+    check = "if depth <= 0:\n    raise depth_error(start)\n"
+    if fast == "tensor run" and one_byte:
+        return [
+            (
+                f"tag == {native}",
+                f"{check}pos = run_{name}(buf, pos, end, msg.{name}, depth - 1, grown, {native})",
+            )
+        ]
+    element = (
+        f"{_READ_LENGTH}\n"
+        f"sub = {sub[0]}()\n{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)\n"
+        "values.append(sub)\npos += n"
     )
-}
-_new_tensor = _BLANK[TensorProto]
-_new_segment = _BLANK[_Segment]
-_new_entry = _BLANK[StringStringEntryProto]
-_new_sequence = _BLANK[SequenceProto]
-_new_raw_tensor = _blank_maker(TensorProto, ("dims", "data_type", "raw_data"))
+    if not one_byte:
+        return [(f"tag == {native}", f"{check}values = msg.{name}\n{element}")]
+    # Elements come in runs: read the run in one go, predicting the next tag.
+    indented = "\n".join("    " + line for line in element.splitlines())
+    return [
+        (
+            f"tag == {native}",
+            f"{check}values = msg.{name}\nwhile True:\n{indented}\n"
+            f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
+            "    else:\n        break",
+        )
+    ]
 
-# Field number -> (maker of an empty element, its decoder, SequenceProto field name).
-_ELEMENTS: dict[int, tuple[Callable[[], Any], _Decoder, str]] = {
-    3: (_new_tensor, _tensor, "tensor_values"),
-    4: (_BLANK[SparseTensorProto], _sparse, "sparse_tensor_values"),
-    5: (_new_sequence, _sequence, "sequence_values"),
-    6: (_BLANK[MapProto], _map, "map_values"),
-    7: (_BLANK[OptionalProto], _optional, "optional_values"),
-}
 
-# The same for OptionalProto's singular fields.
-_VALUES = {k: (new, decode, name[:-1]) for k, (new, decode, name) in _ELEMENTS.items()}
-
-_DECODERS: dict[type[Message], _Decoder] = {
-    TensorProto: _tensor,
-    _Segment: _segment,
-    StringStringEntryProto: _entry,
-    SparseTensorProto: _sparse,
-    SequenceProto: _sequence,
-    MapProto: _map,
-    OptionalProto: _optional,
-}
+# The wire type of a field's one-element form, by kind.
+_NATIVE_WIRE = {"int32": 0, "int64": 0, "uint64": 0, "enum": 0, "float": 5, "double": 1,
+                "string": 2, "bytes": 2, "message": 2}  # fmt: skip

@@ -1,21 +1,34 @@
-"""Messages to bytes: one function per message type, chunks joined once.
+"""Messages to bytes: one encoder per message, generated from the schema.
 
-Each function appends byte chunks to one shared list and returns how many
-bytes it appended; a sub-message's length prefix goes into a slot reserved
-before it, so a large payload is copied exactly once (by the final join),
-however deep it sits.  Fields go out in field-number order, unknown fields
-last, as protobuf writes them.  Values are checked as they are written, as
-protobuf checks them on assignment: nothing is returned unless all are valid.
+:func:`encoder` writes the source of a message's encode function from its
+:class:`~onnxdata._schema.MessageSpec`, one block per field in field-number
+order, unknown fields last, as protobuf writes them, and compiles it once.
+Values are checked as they are written, as protobuf checks them on
+assignment: nothing is returned unless all are valid, and an error names the
+field path.
+
+Each encoder appends byte chunks to one list and returns how many bytes it
+appended; a sub-message's length prefix goes into a slot reserved before it,
+so a large payload is copied exactly once (by the final join), however deep
+it sits.
+
+Two encoders are generated per message.  The one :func:`encode_message`
+uses writes into a ``list``.  The other writes into a :class:`Plan`, the
+named interface of the streaming writer (``_stream.py``): a ``list``
+subclass to which sub-messages and long packed fields are handed whole, so
+that it can measure them first and write them later without the whole
+encoding ever existing in memory.
 """
 
 from __future__ import annotations
 
 import operator
+import struct
+from _thread import allocate_lock
 from array import array
+from enum import IntEnum
 
 from . import _decode
-from . import _lanes as lanes
-from . import _npvarints as npvarints
 from ._errors import (
     DecodeError,
     EncodeError,
@@ -23,77 +36,108 @@ from ._errors import (
     EncodeTypeError,
     EncodeValueError,
 )
-from ._messages import (
-    MapProto,
-    Message,
-    OptionalProto,
-    SequenceProto,
-    SparseTensorProto,
-    StringStringEntryProto,
-    TensorProto,
-)
-from ._schema import KINDS
-from ._wire import (
-    BIG_ENDIAN,
-    INT32_MAX,
-    INT32_MIN,
-    INT64_MAX,
-    INT64_MIN,
-    MASK64,
-    MAX_DEPTH,
-    encode_varint,
-)
+from ._messages import Message
+from ._schema import MESSAGE, MessageSpec, spec_of
+from ._varints import check_int, encode_packed, encode_unpacked, tagged
+from ._wire import BIG_ENDIAN, INT32_MAX, INT32_MIN, MAX_DEPTH, encode_varint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
-    _Out = list[Any]  # bytes, bytearray or memoryview chunks
-    _Encoder = Callable[[Any, _Out, int], int]
+    from ._schema import FieldSpec
 
-_Segment = TensorProto.Segment
-INT64, UINT64 = "q", "Q"
-INT32 = KINDS["int32"].typecode
-UINT64_MAX = MASK64
+    Out = list[Any]  # bytes, bytearray or memoryview chunks, or a Plan
+    Encoder = Callable[[Any, Any, int], int]
+
+__all__ = [
+    "FAST_PATHS",
+    "SEEN_MAX",
+    "Plan",
+    "attach",
+    "check_sub",
+    "encode_message",
+    "encoder",
+    "length_delimited",
+    "remembered",
+    "too_large",
+]
+
+FAST_PATHS: dict[tuple[str, str], str] = {}
+"""(message name, field name) -> a specialised block; none is needed today: the
+general blocks carry the fast paths of their kind (see :func:`_field_block`)."""
 
 
 def encode_message(msg: Message, max_size: int | None = None) -> bytes:
-    encoder = _ENCODERS.get(type(msg))
-    if encoder is None:
-        raise TypeError(f"not an onnxdata message: {type(msg).__name__}")
-    out: _Out = []
+    """``msg.encode(max_size=max_size)``; see ``Message.encode``."""
+    encode = _ENCODERS[False].get(type(msg)) or _build(type(msg), False)
+    out: Out = []
     try:
-        size = encoder(msg, out, MAX_DEPTH)
+        size = encode(msg, out, MAX_DEPTH)
         if max_size is not None and size > max_size:
             raise too_large(size, max_size)
     except EncodeError as err:
-        err._within(type(msg).__qualname__)
+        err.within(type(msg).__qualname__)
         raise
     return b"".join(out)
 
 
+def encoder(cls: type[Message], plan: bool = False) -> Encoder:
+    """The generated encoder of ``cls``: ``(message, out, depth) -> bytes appended``.
+
+    With ``plan=True``, the one that writes into a :class:`Plan`.
+
+    Raises:
+        TypeError: ``cls`` is not a message class.
+    """
+    return _ENCODERS[plan].get(cls) or _build(cls, plan)
+
+
 def too_large(size: int, max_size: int) -> EncodeValueError:
+    """The error for an encoding over ``max_size`` bytes."""
     return EncodeValueError(f"the encoding is {size} bytes, more than max_size={max_size}")
 
 
-# -- values ----------------------------------------------------------------
+class Plan(list):  # type: ignore[type-arg]
+    """What a plan-mode encoder writes into instead of a chunk list.
 
+    It is a ``list`` of chunks (``append``/``extend``, which a subclass may
+    override to drop or pass on chunks), plus three methods the encoder hands
+    whole parts to, each returning the bytes that part takes on the wire:
 
-def _int(v: Any, lo: int, hi: int) -> int:
-    """Check an integer as protobuf does: no bool, no float, numpy ints welcome."""
-    if type(v) is int:
-        n: int = v
-    elif isinstance(v, bool):
-        raise EncodeTypeError("expected an int, got a boolean")
-    else:
+    - :meth:`sub`: a singular sub-message, with its tag;
+    - :meth:`subs`: a repeated message field's elements;
+    - :meth:`packed`: a packed integer field, which a plan may encode a piece
+      at a time.
+
+    The streaming writer's two passes (measure, then emit) are Plans.
+    """
+
+    __slots__ = ()
+
+    def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
+        """Write the sub-message ``msg`` (checked against ``cls``) and its tag and length."""
+        raise NotImplementedError
+
+    def subs(self, tag: bytes, msgs: Iterable[Any], cls: type[Message], depth: int) -> int:
+        """Write each element of a repeated message field with :meth:`sub`."""
+        size = 0
+        i = 0
         try:
-            n = operator.index(v)
-        except TypeError:
-            raise EncodeTypeError(f"expected an int, got {type(v).__name__}") from None
-    if n < lo or n > hi:
-        raise EncodeValueError(f"value out of range: {n}")
-    return n
+            for i, m in enumerate(msgs):  # noqa: B007 - i names the element on error
+                size += self.sub(tag, m, cls, depth)
+        except EncodeError as err:
+            err.within(f"[{i}]")
+            raise
+        return size
+
+    def packed(self, tag: bytes, values: Any, lo: int, hi: int, code: str) -> int:
+        """Write a packed integer field of ``values`` checked against ``lo..hi``."""
+        return length_delimited(tag, encode_packed(values, lo, hi, code), self)
+
+
+# -- values ------------------------------------------------------------------------
 
 
 def _varint(v: int) -> bytes:
@@ -125,6 +169,19 @@ def _bytes(v: Any) -> bytes | bytearray | memoryview:
     raise EncodeTypeError(f"expected bytes, got {type(v).__name__}")
 
 
+def _float(v: Any, code: str) -> bytes:
+    """A singular float or double, packed as protobuf would store it."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        try:
+            v = operator.index(v) if not hasattr(v, "__float__") else float(v)
+        except TypeError:
+            raise EncodeTypeError(f"expected a float, got {type(v).__name__}") from None
+    try:
+        return array(code, [v]).tobytes() if not BIG_ENDIAN else struct.pack("<" + code, v)
+    except OverflowError as exc:
+        raise EncodeOverflowError(str(exc)) from None
+
+
 def _items(values: Any) -> Any:
     """A repeated field's values as a list, tuple or array: ``len`` and truth then hold.
 
@@ -145,151 +202,53 @@ def _items(values: Any) -> Any:
         raise EncodeTypeError(f"expected a sequence, got {type(values).__name__}") from None
 
 
-def _length_delimited(tag: bytes, payload: Any, out: _Out) -> int:
+def length_delimited(tag: bytes, payload: Any, out: Out) -> int:
+    """Append ``tag``, the length of ``payload`` and ``payload``; return the bytes appended."""
     head = tag + encode_varint(len(payload))
     out.append(head)
     out.append(payload)
     return len(head) + len(payload)
 
 
-def _packed_varints(values: Any, lo: int, hi: int, code: str) -> bytes:
-    """A packed integer payload; an ``array`` of the field's own type needs no checks."""
-    if type(values) is array:
-        if values.typecode == code:
-            if len(values) >= npvarints.MIN_VALUES:
-                np = npvarints.numpy()
-                if np is not None:
-                    return npvarints.encode(np, values, code)
-            if len(values) >= lanes.MIN_VALUES:
-                return lanes.encode(values)  # int64_1M: 560 -> 95 ms
-        values = values.tolist()  # other typecodes are checked like any list
-    if len(values) > 16 and type(values) is list and set(map(type, values)) == {int}:
-        # Four C-level passes (types, min, max, bytes or array) instead of a Python loop.
-        if min(values) >= 0 and max(values) < 0x80:
-            return bytes(values)
-        if len(values) >= lanes.MIN_VALUES:
-            try:
-                checked = array(code, values)
-            except OverflowError:
-                pass  # out of range: the loop below names the value
-            else:
-                return lanes.encode(checked)
-    chunks: list[bytes] = []
-    append = chunks.append
-    one = _ONE_BYTE
-    for v in values:
-        if type(v) is not int or v < lo or v > hi:
-            v = _element(values, v, lo, hi)
-        if 0 <= v < 0x80:
-            append(one[v])
-            continue
-        append(encode_varint(v if v >= 0 else v + (1 << 64)))
-    return b"".join(chunks)
+def _packed(tag: bytes, values: Any, lo: int, hi: int, code: str, out: Out) -> int:
+    return length_delimited(tag, encode_packed(values, lo, hi, code), out)
 
 
-_ONE_BYTE = [bytes((v,)) for v in range(0x80)]
+# Encodings of short lists of small ints written unpacked before, per field: the
+# tensors of a sequence or map usually share one shape.  Bounded.
+SEEN_MAX = 1024
+_SEEN_LEN = 8
+_SEEN_TABLES: list[dict[bytes, bytes]] = []
 
 
-def _packed(tag: bytes, values: Any, lo: int, hi: int, code: str, out: _Out) -> int:
-    """A packed integer field.  ``encode_to``'s plan (a list subclass, see
-    _stream.py) encodes a long field a piece at a time instead, so that its
-    varints never exist all at once.
-    """
-    if type(out) is not list:
-        return out.packed(tag, values, lo, hi, code)  # type: ignore[attr-defined,no-any-return]
-    return _length_delimited(tag, _packed_varints(values, lo, hi, code), out)
+def remembered() -> list[int]:
+    """How many encodings each unpacked integer field remembers (at most ``SEEN_MAX``)."""
+    return [len(table) for table in _SEEN_TABLES]
 
 
-def _element(values: Any, v: Any, lo: int, hi: int) -> int:
-    """Check one element off the fast path; a bad one is named by its index."""
-    try:
-        return _int(v, lo, hi)
-    except EncodeError as err:
-        for i, x in enumerate(values):  # iterating again makes new objects: compare by check
-            try:
-                _int(x, lo, hi)
-            except EncodeError:
-                err._within(f"[{i}]")
-                break
-        raise
+def _small_unpacked(values: Any, key: bytes, seen: dict[bytes, bytes], tag: int) -> bytes | None:
+    """``values`` written unpacked after the one-byte ``tag`` if all are ints in 0..127.
 
-
-# A sub-message tag -> its 128 encodings followed by a one-byte length.
-_HEADS = {
-    tag: [tag + bytes((n,)) for n in range(0x80)]
-    for tag in (b"\x0a", b"\x12", b"\x1a", b"\x22", b"\x2a", b"\x32", b"\x3a", b"\x6a", b"\x82\x01")
-}
-
-# tag -> the 128 two-byte encodings of that tag with a one-byte varint or length.
-_TAGGED = {
-    tag: [bytes((tag, v)) for v in range(0x80)] for tag in (0x08, 0x10, 0x18, 0x22, 0x32, 0x4A)
-}
-_DATA_TYPE, _RAW_DATA = _TAGGED[0x10], _TAGGED[0x4A]
-# Type fields' values that need no check: ints, and the enums (numpy_helper sets them).
-_INTS = frozenset({int, TensorProto.DataType, SequenceProto.DataType, OptionalProto.DataType})
-
-
-# Encodings of short dims lists written before, by their bytes(): the tensors of
-# a sequence or map usually share one shape.  Bounded; see _small_dims.
-_DIMS_SEEN: dict[bytes, bytes] = {}
-_DIMS_SEEN_MAX = 1024
-_DIMS_SEEN_LEN = 8
-
-
-def _small_dims(dims: Any, key: bytes) -> bytes | None:
-    """``dims`` written unpacked if all values are ints in 0..127 (else None).
-
-    ``key`` is ``bytes(dims)``, or empty where that raised: it checks and
+    ``key`` is ``bytes(values)``, or empty where that raised: it checks and
     converts the values in one C call, taking what ``operator.index`` takes,
-    as ``_int`` does, and refusing floats and values outside 0..255.  Only a
-    ``bool`` gets through, as 0 or 1, so those two values make it look at the
-    types.  Short lists' encodings are remembered.  Two dims: 350 ns -> 150 ns.
+    as ``check_int`` does, and refusing floats and values outside 0..255.
+    Only a ``bool`` gets through, as 0 or 1, so those two values make it look
+    at the types.  Short lists' encodings are remembered in ``seen``.
     """
     if not key:
         return None
-    b = _DIMS_SEEN.get(key)
+    b = seen.get(key)
     if b is None:
         if not key.isascii():
             return None
-        encoded = bytearray(b"\x08" * (2 * len(key)))
+        encoded = bytearray(bytes((tag,)) * (2 * len(key)))
         encoded[1::2] = key
         b = bytes(encoded)
-        if len(key) <= _DIMS_SEEN_LEN and len(_DIMS_SEEN) < _DIMS_SEEN_MAX:
-            _DIMS_SEEN[key] = b
-    if (0 in key or 1 in key) and bool in set(map(type, dims)):
+        if len(key) <= _SEEN_LEN and len(seen) < SEEN_MAX:
+            seen[key] = b
+    if (0 in key or 1 in key) and bool in set(map(type, values)):
         return None
     return b
-
-
-def _unpacked_varints(tag: int, values: Any, lo: int, hi: int) -> bytes:
-    """A repeated integer field written unpacked: tag, value, tag, value, ..."""
-    if (
-        len(values) >= lanes.MIN_VALUES
-        and lo == INT64_MIN
-        and type(values) is list
-        and set(map(type, values)) == {int}
-    ):
-        # All in lanes at once, as _packed_varints: map10k's 10,000 keys 6.4 -> 1.2 ms.
-        try:
-            checked = array(INT64, values)
-        except OverflowError:
-            pass  # out of range: the loop below names the value
-        else:
-            return lanes.encode(checked, tag)
-    tagged = _TAGGED[tag]
-    head = tagged[0][:1]
-    chunks: list[bytes] = []
-    append = chunks.append
-    for v in values:
-        if type(v) is int:
-            if 0 <= v < 0x80:
-                append(tagged[v])
-                continue
-            if lo <= v <= hi:
-                append(head + encode_varint(v if v >= 0 else v + (1 << 64)))
-                continue
-        append(head + _varint(_element(values, v, lo, hi)))
-    return b"".join(chunks)
 
 
 def _floats(values: Any, code: str) -> memoryview:
@@ -337,14 +296,11 @@ def _check_unknown(m: Any, depth: int) -> bytes | bytearray | memoryview:
     read back as one of the message's known fields, is refused.
     """
     data = _bytes(m.unknown_fields)
-    cls = type(m)
-    scratch = _decode._BLANK[cls]()
     try:
-        _decode._DECODERS[cls](data, 0, len(data), scratch, depth)
+        view = _decode.as_byte_view(data)
+        scratch = _decode.decode_part(type(m), view, 0, len(view), depth, True)
     except DecodeError as err:
         raise EncodeValueError(f"not well-formed protobuf fields: {err}") from None
-    finally:
-        _decode._settle()
     if bytes(scratch.unknown_fields) != bytes(data):
         raise EncodeValueError(
             "holds fields this message knows: protobuf would read them as those fields"
@@ -352,8 +308,20 @@ def _check_unknown(m: Any, depth: int) -> bytes | bytearray | memoryview:
     return data
 
 
+def _trailer(m: Any, out: Out, depth: int) -> int:
+    """Unknown fields, checked; the callers skip the usual empty ``bytes``."""
+    b = _check_unknown(m, depth)
+    out.append(b)
+    return len(b)
+
+
 def check_sub(msg: Any, cls: type[Message], depth: int) -> None:
-    """A sub-message must be of its field's class, and nesting within the limit."""
+    """A sub-message must be of its field's class, and nesting within the limit.
+
+    Raises:
+        EncodeTypeError: ``msg`` is not a ``cls``.
+        EncodeValueError: no nesting level is left.
+    """
     if not isinstance(msg, cls):
         raise EncodeTypeError(f"expected {cls.__qualname__}, got {type(msg).__qualname__}")
     if depth <= 0:
@@ -363,26 +331,21 @@ def check_sub(msg: Any, cls: type[Message], depth: int) -> None:
         )
 
 
-def _sub(tag: bytes, msg: Any, cls: type[Message], out: _Out, depth: int) -> int:
+def _sub(tag: bytes, msg: Any, cls: type[Message], encode: Encoder, out: Out, depth: int) -> int:
     """A sub-message: reserve the slot for its tag and length, write it, fill the slot."""
-    if type(out) is not list:  # encode_to's plan (see _stream.py)
-        return out.sub(tag, msg, cls, depth)  # type: ignore[attr-defined,no-any-return]
     if depth <= 0 or not isinstance(msg, cls):
         check_sub(msg, cls, depth)
     slot = len(out)
     out.append(b"")
-    n = _ENCODERS[cls](msg, out, depth - 1)
+    n = encode(msg, out, depth - 1)
     head = tag + encode_varint(n)
     out[slot] = head
     return len(head) + n
 
 
-def _subs(tag: bytes, msgs: Any, cls: type[Message], out: _Out, depth: int) -> int:
+def _subs(tag: bytes, msgs: Any, cls: type[Message], encode: Encoder, out: Out, depth: int) -> int:
     """A repeated message field: ``_sub`` for each element, its checks inlined."""
-    if type(out) is not list:  # encode_to's plan (see _stream.py)
-        return out.subs(tag, msgs, cls, depth)  # type: ignore[attr-defined,no-any-return]
-    encode = _ENCODERS[cls]
-    heads = _HEADS[tag]  # a length below 128: its head from the table
+    heads = _heads(tag)  # a length below 128: its head from the table
     short = len(tag) + 1
     append = out.append
     size = 0
@@ -403,53 +366,84 @@ def _subs(tag: bytes, msgs: Any, cls: type[Message], out: _Out, depth: int) -> i
                 size += len(head) + n
     except EncodeError as err:
         # The element's first occurrence failed first: name it by its position.
-        err._within(f"[{next(i for i, x in enumerate(msgs) if x is m)}]")
+        err.within(f"[{next(i for i, x in enumerate(msgs) if x is m)}]")
         raise
     return size
 
 
-def _bytes_list(tag: bytes, values: Any, out: _Out) -> int:
+_HEADS: dict[bytes, list[bytes]] = {}
+
+
+def _heads(tag: bytes) -> list[bytes]:
+    """``tag`` followed by each of the 128 one-byte lengths."""
+    found = _HEADS.get(tag)
+    if found is None:
+        found = _HEADS[tag] = [tag + bytes((n,)) for n in range(0x80)]
+    return found
+
+
+def _bytes_list(tag: bytes, values: Any, out: Out) -> int:
     """A repeated bytes field; ``bytes`` entries shorter than 128 (the usual case) in bulk.
 
     One ``%`` formatting call writes them all, from a template of four bytes
-    per entry: the tag, the length, ``%b``.  No head object is made per entry,
-    and the final join gets one piece instead of two per entry: with the
-    passes below, strings100k encode 10.8 -> 5.8 ms.  encode_to's plan (_stream.py) gets the entries
-    themselves instead, so that nothing is joined.
+    per entry: the tag, the length, ``%b``.  No head object is made per
+    entry, and the final join gets one piece instead of two per entry.
     """
-    # (countOf: 1.2 ms for 100,000 entries, where a set of their types takes 1.7)
-    if (
-        type(values) is list
-        and values
-        and operator.countOf(map(type, values), bytes) == len(values)
-    ):
-        try:
-            lengths = bytearray(map(len, values))  # (bytearray: 1.6 ms, bytes: 2.1)
-        except ValueError:  # a length above 255
-            lengths = bytearray(b"\x80")
-        if lengths.isascii():
-            n = len(values)
-            if type(out) is list:
-                template = bytearray((tag + b"\0%b") * n)
-                template[1::4] = lengths
-                if 0x25 in lengths:
-                    b = _percent_lengths(tag, values, lengths, template)
-                else:
-                    b = template % tuple(values)
-                out.append(b)
-                return len(b)
-            heads = _TAGGED[tag[0]]
-            chunks: list[bytes] = [b""] * (2 * n)
+    if len(tag) == 1 and operator.countOf(map(type, values), bytes) == len(values):
+        lengths = _short_lengths(values)
+        if lengths is not None:
+            template = bytearray((tag + b"\0%b") * len(values))
+            template[1::4] = lengths
+            if 0x25 in lengths:
+                b = _percent_lengths(tag, values, lengths, template)
+            else:
+                b = template % tuple(values)
+            out.append(b)
+            return len(b)
+    return _each_bytes(tag, values, out)
+
+
+def _bytes_pieces(tag: bytes, values: Any, out: Out) -> int:
+    """:func:`_bytes_list` for a :class:`Plan`: the entries themselves, nothing joined."""
+    if len(tag) == 1 and operator.countOf(map(type, values), bytes) == len(values):
+        lengths = _short_lengths(values)
+        if lengths is not None:
+            heads = tagged(tag[0])
+            chunks: list[bytes] = [b""] * (2 * len(values))
             chunks[0::2] = map(heads.__getitem__, lengths)
             chunks[1::2] = values
             out.extend(chunks)
-            return 2 * n + sum(lengths)
+            return 2 * len(values) + sum(lengths)
+    return _each_bytes(tag, values, out)
+
+
+def _short_lengths(values: Any) -> bytearray | None:
+    """The lengths of ``values`` if all are below 128, else None."""
+    try:
+        lengths = bytearray(map(len, values))
+    except ValueError:  # a length above 255
+        return None
+    return lengths if lengths.isascii() else None
+
+
+def _each_bytes(tag: bytes, values: Any, out: Out) -> int:
     size = 0
     for i, v in enumerate(values):
         try:
-            size += _length_delimited(tag, _bytes(v), out)
+            size += length_delimited(tag, _bytes(v), out)
         except EncodeError as err:
-            err._within(f"[{i}]")
+            err.within(f"[{i}]")
+            raise
+    return size
+
+
+def _each_string(tag: bytes, values: Any, out: Out) -> int:
+    size = 0
+    for i, v in enumerate(values):
+        try:
+            size += length_delimited(tag, _str(v), out)
+        except EncodeError as err:
+            err.within(f"[{i}]")
             raise
     return size
 
@@ -482,347 +476,222 @@ def _percent_lengths(
     return b"".join(pieces) % tuple(items)
 
 
-def _attach(err: EncodeError, name: str) -> None:
+def attach(err: EncodeError, name: str) -> None:
     """Name the field on the error; an element index found below joins it."""
-    parts = err._parts
+    parts = err.parts
     if parts and parts[-1].startswith("["):
         parts[-1] = name + parts[-1]
     else:
         parts.append(name)
 
 
-# -- one function per message ----------------------------------------------
+def _enum_error(v: int) -> EncodeValueError:
+    return EncodeValueError(f"invalid enumerator {v}")
 
 
-def _tensor(m: TensorProto, out: _Out, depth: int) -> int:
-    values: Any
+# -- the generator ------------------------------------------------------------------
+
+# Per mode (False: a list, True: a Plan): message class -> encoder.
+_ENCODERS: tuple[dict[type, Any], dict[type, Any]] = ({}, {})
+_LOCK = allocate_lock()
+
+_FUNCTION = """\
+def {function}(m, out, depth):
     size = 0
-    name = "dims"
+    name = ""
     try:
-        dims = m.dims
-        if type(dims) is not list:
-            dims = _items(dims)
-        if dims:
-            try:  # _small_dims' table, looked up without a call: -70 ns per tensor
-                key = bytes(dims)
-            except (TypeError, ValueError):
-                key = b""  # dims are not empty here: b"" says bytes() refused them
-            b = _DIMS_SEEN.get(key)
-            if b is None or 0 in key or 1 in key:
-                b = _small_dims(dims, key) or _unpacked_varints(0x08, dims, INT64_MIN, INT64_MAX)
-            out.append(b)
-            size += len(b)
-        name = "data_type"
-        data_type = m.data_type
-        if data_type is not None:
-            if type(data_type) in _INTS and 0 <= data_type < 0x80:
-                b = _DATA_TYPE[data_type]
+{blocks}
+        name = "unknown_fields"
+        unknown = m.unknown_fields
+        if type(unknown) is not bytes or unknown:
+            size += trailer(m, out, depth)
+    except EncodeError as err:
+        attach(err, name)
+        raise
+    return size
+"""
+
+
+def _build(cls: type, plan: bool) -> Encoder:
+    """Generate, compile and publish the encoders of ``cls`` and every message it holds.
+
+    Raises:
+        TypeError: ``cls`` is not a message class.
+    """
+    try:
+        spec = spec_of(cls)
+    except TypeError:
+        raise TypeError(f"not an onnxdata message: {cls.__name__}") from None
+    with _LOCK:
+        encoders = _ENCODERS[plan]
+        made = encoders.get(cls)
+        if made is None:
+            pending: dict[type, Any] = {}
+            _generate(spec, plan, encoders, pending)
+            encoders.update(pending)
+            made = pending[cls]
+        return made  # type: ignore[no-any-return]
+
+
+def _enums(cls: type) -> set[type]:
+    """The IntEnum classes declared inside a message class."""
+    return {v for v in vars(cls).values() if isinstance(v, type) and issubclass(v, IntEnum)}
+
+
+def _generate(
+    spec: MessageSpec, plan: bool, encoders: dict[type, Any], pending: dict[type, Any]
+) -> None:
+    env: dict[str, Any] = {
+        "EncodeError": EncodeError,
+        "array": array,
+        "memoryview": memoryview,
+        "attach": attach,
+        "trailer": _trailer,
+        "items": _items,
+        "check_int": check_int,
+        "varint": _varint,
+        "to_str": _str,
+        "to_bytes": _bytes,
+        "to_float": _float,
+        "floats": _floats,
+        "length_delimited": length_delimited,
+        "packed": _packed,
+        "encode_unpacked": encode_unpacked,
+        "small_unpacked": _small_unpacked,
+        "bytes_list": _bytes_pieces if plan else _bytes_list,
+        "each_string": _each_string,
+        "sub": _sub,
+        "subs": _subs,
+        "enum_error": _enum_error,
+        # Type fields' values that need no check: ints, and the enums of the schema.
+        "INTS": frozenset({int, *_enums(spec.cls)}),
+    }
+    function = f"encode_{spec.name.replace('.', '_')}"
+    blocks = "\n".join(_field_block(f, plan, env) for f in spec.numbered)
+    source = _FUNCTION.format(function=function, blocks=_indent(blocks, 8))
+    code = compile(source, f"<onnxdata encoder {spec.name}{' plan' if plan else ''}>", "exec")
+    exec(code, env)
+    pending[spec.cls] = env[function]
+    for f in spec.children():
+        child = f.message
+        if child not in encoders and child not in pending:
+            _generate(spec_of(child), plan, encoders, pending)
+        env[f"encode_{f.name}"] = encoders.get(child) or pending[child]
+        env["INTS"] = env["INTS"] | _enums(child)
+
+
+def _indent(text: str, n: int) -> str:
+    return "\n".join(" " * n + line if line else line for line in text.splitlines())
+
+
+def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
+    """The code that checks and writes one field."""
+    name = f.name
+    kind = f.kind
+    tag = f.tag
+    env[f"TAG_{name}"] = tag
+    head = f'name = "{name}"\n'
+    if f.kind == MESSAGE:
+        env[f"CLS_{name}"] = f.message
+        args = f"TAG_{name}, {{v}}, CLS_{name}, encode_{name}, out, depth"
+        if not f.repeated:
+            call = (f"out.sub(TAG_{name}, v, CLS_{name}, depth)" if plan
+                    else f"sub({args.format(v='v')})")  # fmt: skip
+            return f"{head}v = m.{name}\nif v is not None:\n    size += {call}"
+        call = (f"out.subs(TAG_{name}, values, CLS_{name}, depth)" if plan
+                else f"subs({args.format(v='values')})")  # fmt: skip
+        return _repeated(head, name, "list", f"size += {call}")
+    if f.bounds is not None and kind != "enum":
+        lo, hi = f.bounds
+        if f.repeated and f.typecode is not None:  # packed into an array
+            args = f"TAG_{name}, values, {lo}, {hi}, {f.typecode!r}"
+            call = f"out.packed({args})" if plan else f"packed({args}, out)"
+            return _repeated(head, name, "array", f"size += {call}")
+        if f.repeated:
+            if len(tag) == 1:
+                env[f"seen_{name}"] = seen = {}
+                _SEEN_TABLES.append(seen)
+                body = (
+                    "try:\n    key = bytes(values)\n"
+                    "except (TypeError, ValueError):\n"
+                    '    key = b""  # values are not empty here: b"" says bytes() refused them\n'
+                    f"b = seen_{name}.get(key)\n"
+                    "if b is None or 0 in key or 1 in key:\n"
+                    f"    b = small_unpacked(values, key, seen_{name}, {tag[0]}) "
+                    f"or encode_unpacked(TAG_{name}, values, {lo}, {hi})\n"
+                    "out.append(b)\nsize += len(b)"
+                )
             else:
-                b = b"\x10" + _varint(_int(data_type, INT32_MIN, INT32_MAX))
-            out.append(b)
-            size += len(b)
-        name = "segment"
-        if m.segment is not None:
-            size += _sub(b"\x1a", m.segment, _Segment, out, depth)
-        name = "float_data"
-        values = m.float_data
-        if type(values) is not array and type(values) is not memoryview:
-            values = _items(values)  # a decode(copy=False) view is written as it is
-        if values:
-            size += _length_delimited(b"\x22", _floats(values, "f"), out)
-        name = "int32_data"
-        values = m.int32_data
-        if type(values) is not array:
-            values = _items(values)
-        if values:
-            size += _packed(b"\x2a", values, INT32_MIN, INT32_MAX, INT32, out)
-        name = "string_data"
-        values = m.string_data
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _bytes_list(b"\x32", values, out)
-        name = "int64_data"
-        values = m.int64_data
-        if type(values) is not array:
-            values = _items(values)
-        if values:
-            size += _packed(b"\x3a", values, INT64_MIN, INT64_MAX, INT64, out)
-        name = "name"
-        if m.name is not None:
-            size += _length_delimited(b"\x42", _str(m.name), out)
-        name = "raw_data"
-        raw = m.raw_data
-        if raw is not None:
-            if type(raw) is bytes and len(raw) < 0x80:
-                out.append(_RAW_DATA[len(raw)])
-                out.append(raw)
-                size += 2 + len(raw)
-            else:
-                size += _length_delimited(b"\x4a", _bytes(raw), out)
-        name = "double_data"
-        values = m.double_data
-        if type(values) is not array and type(values) is not memoryview:
-            values = _items(values)  # a decode(copy=False) view is written as it is
-        if values:
-            size += _length_delimited(b"\x52", _floats(values, "d"), out)
-        name = "uint64_data"
-        values = m.uint64_data
-        if type(values) is not array:
-            values = _items(values)
-        if values:
-            size += _packed(b"\x5a", values, 0, UINT64_MAX, UINT64, out)
-        name = "doc_string"
-        if m.doc_string is not None:
-            size += _length_delimited(b"\x62", _str(m.doc_string), out)
-        name = "external_data"
-        values = m.external_data
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _subs(b"\x6a", values, StringStringEntryProto, out, depth)
-        name = "data_location"
-        if m.data_location is not None:
-            loc = _int(m.data_location, INT32_MIN, INT32_MAX)
-            if loc not in (0, 1):  # proto2 enums are closed
-                raise EncodeValueError(f"invalid enumerator {loc}")
-            out.append(b"\x70" + _varint(loc))
-            size += 2
-        name = "metadata_props"
-        values = m.metadata_props
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _subs(b"\x82\x01", values, StringStringEntryProto, out, depth)
-        name = "unknown_fields"
-        unknown = m.unknown_fields
-        if type(unknown) is not bytes or unknown:
-            size += _trailer(m, out, depth)
-    except EncodeError as err:
-        _attach(err, name)
-        raise
-    return size
+                body = (
+                    f"b = encode_unpacked(TAG_{name}, values, {lo}, {hi})\n"
+                    "out.append(b)\nsize += len(b)"
+                )
+            return _repeated(head, name, "list", body)
+        checked = f"TAG_{name} + varint(check_int(v, {lo}, {hi}))"
+        if len(tag) == 1:
+            env[f"TAGGED_{name}"] = tagged(tag[0])
+            write = (
+                f"if type(v) in INTS and 0 <= v < 0x80:\n    b = TAGGED_{name}[v]\n"
+                f"else:\n    b = {checked}\n"
+            )
+        else:
+            write = f"b = {checked}\n"
+        write += "out.append(b)\nsize += len(b)"
+        return f"{head}v = m.{name}\nif v is not None:\n{_indent(write, 4)}"
+    if kind == "enum":
+        assert f.enum is not None and not f.repeated
+        env[f"KNOWN_{name}"] = frozenset(int(v) for v in f.enum)
+        write = (
+            f"v = check_int(v, {INT32_MIN}, {INT32_MAX})\n"
+            f"if v not in KNOWN_{name}:  # proto2 enums are closed\n    raise enum_error(v)\n"
+            f"b = TAG_{name} + varint(v)\nout.append(b)\nsize += len(b)"
+        )
+        return f"{head}v = m.{name}\nif v is not None:\n{_indent(write, 4)}"
+    if kind in ("float", "double"):
+        code = "f" if kind == "float" else "d"
+        if f.repeated:
+            return _repeated(
+                head, name, "floats",
+                f"size += length_delimited(TAG_{name}, floats(values, {code!r}), out)",
+            )  # fmt: skip
+        return (
+            f"{head}v = m.{name}\nif v is not None:\n"
+            f"    b = TAG_{name} + to_float(v, {code!r})\n    out.append(b)\n    size += len(b)"
+        )
+    if kind == "string":
+        if f.repeated:
+            return _repeated(head, name, "list", f"size += each_string(TAG_{name}, values, out)")
+        return (
+            f"{head}v = m.{name}\nif v is not None:\n"
+            f"    size += length_delimited(TAG_{name}, to_str(v), out)"
+        )
+    # bytes
+    if f.repeated:
+        return _repeated(head, name, "list", f"size += bytes_list(TAG_{name}, values, out)")
+    if len(tag) == 1:
+        env[f"TAGGED_{name}"] = tagged(tag[0])
+        return (
+            f"{head}v = m.{name}\nif v is not None:\n"
+            f"    if type(v) is bytes and len(v) < 0x80:\n"
+            f"        out.append(TAGGED_{name}[len(v)])\n        out.append(v)\n"
+            f"        size += 2 + len(v)\n"
+            f"    else:\n        size += length_delimited(TAG_{name}, to_bytes(v), out)"
+        )
+    return (
+        f"{head}v = m.{name}\nif v is not None:\n"
+        f"    size += length_delimited(TAG_{name}, to_bytes(v), out)"
+    )
 
 
-def _segment(m: Any, out: _Out, depth: int) -> int:
-    size = 0
-    name = "begin"
-    try:
-        if m.begin is not None:
-            b = b"\x08" + _varint(_int(m.begin, INT64_MIN, INT64_MAX))
-            out.append(b)
-            size += len(b)
-        name = "end"
-        if m.end is not None:
-            b = b"\x10" + _varint(_int(m.end, INT64_MIN, INT64_MAX))
-            out.append(b)
-            size += len(b)
-        name = "unknown_fields"
-        unknown = m.unknown_fields
-        if type(unknown) is not bytes or unknown:
-            size += _trailer(m, out, depth)
-    except EncodeError as err:
-        _attach(err, name)
-        raise
-    return size
-
-
-def _trailer(m: Any, out: _Out, depth: int = MAX_DEPTH) -> int:
-    """Unknown fields, checked; the callers skip the usual empty ``bytes``."""
-    b = _check_unknown(m, depth)
-    out.append(b)
-    return len(b)
-
-
-def _entry(m: StringStringEntryProto, out: _Out, depth: int) -> int:
-    size = 0
-    name = "key"
-    try:
-        if m.key is not None:
-            size += _length_delimited(b"\x0a", _str(m.key), out)
-        name = "value"
-        if m.value is not None:
-            size += _length_delimited(b"\x12", _str(m.value), out)
-        name = "unknown_fields"
-        unknown = m.unknown_fields
-        if type(unknown) is not bytes or unknown:
-            size += _trailer(m, out, depth)
-    except EncodeError as err:
-        _attach(err, name)
-        raise
-    return size
-
-
-def _sparse(m: SparseTensorProto, out: _Out, depth: int) -> int:
-    values: Any
-    size = 0
-    name = "values"
-    try:
-        if m.values is not None:
-            size += _sub(b"\x0a", m.values, TensorProto, out, depth)
-        name = "indices"
-        if m.indices is not None:
-            size += _sub(b"\x12", m.indices, TensorProto, out, depth)
-        name = "dims"
-        values = m.dims
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            b = _unpacked_varints(0x18, values, INT64_MIN, INT64_MAX)
-            out.append(b)
-            size += len(b)
-        name = "unknown_fields"
-        unknown = m.unknown_fields
-        if type(unknown) is not bytes or unknown:
-            size += _trailer(m, out, depth)
-    except EncodeError as err:
-        _attach(err, name)
-        raise
-    return size
-
-
-def _head(m: Any, out: _Out, type_field: str, value: Any) -> int:
-    """``name`` (1) and the int32 type field (2), ``value``, that open the container messages."""
-    size = 0
-    name = "name"
-    try:
-        if m.name is not None:
-            size += _length_delimited(b"\x0a", _str(m.name), out)
-        name = type_field
-        if value is not None:
-            b = b"\x10" + _varint(_int(value, INT32_MIN, INT32_MAX))
-            out.append(b)
-            size += len(b)
-    except EncodeError as err:
-        _attach(err, name)
-        raise
-    return size
-
-
-def _sequence(m: SequenceProto, out: _Out, depth: int) -> int:
-    values: Any
-    head: Any = m.elem_type
-    if m.name is None and type(head) in _INTS and 0 <= head < 0x80:
-        out.append(_DATA_TYPE[head])  # the usual head, without a call
-        size = 2
-    else:
-        size = _head(m, out, "elem_type", head)
-    try:
-        name = "tensor_values"
-        values = m.tensor_values
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _subs(b"\x1a", values, TensorProto, out, depth)
-        name = "sparse_tensor_values"
-        values = m.sparse_tensor_values
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _subs(b"\x22", values, SparseTensorProto, out, depth)
-        name = "sequence_values"
-        values = m.sequence_values
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _subs(b"\x2a", values, SequenceProto, out, depth)
-        name = "map_values"
-        values = m.map_values
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _subs(b"\x32", values, MapProto, out, depth)
-        name = "optional_values"
-        values = m.optional_values
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _subs(b"\x3a", values, OptionalProto, out, depth)
-        name = "unknown_fields"
-        unknown = m.unknown_fields
-        if type(unknown) is not bytes or unknown:
-            size += _trailer(m, out, depth)
-    except EncodeError as err:
-        _attach(err, name)
-        raise
-    return size
-
-
-def _map(m: MapProto, out: _Out, depth: int) -> int:
-    values: Any
-    head: Any = m.key_type
-    if m.name is None and type(head) in _INTS and 0 <= head < 0x80:
-        out.append(_DATA_TYPE[head])  # the usual head, without a call
-        size = 2
-    else:
-        size = _head(m, out, "key_type", head)
-    try:
-        name = "keys"
-        values = m.keys
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            b = _unpacked_varints(0x18, values, INT64_MIN, INT64_MAX)
-            out.append(b)
-            size += len(b)
-        name = "string_keys"
-        values = m.string_keys
-        if type(values) is not list:
-            values = _items(values)
-        if values:
-            size += _bytes_list(b"\x22", values, out)
-        name = "values"
-        if m.values is not None:
-            size += _sub(b"\x2a", m.values, SequenceProto, out, depth)
-        name = "unknown_fields"
-        unknown = m.unknown_fields
-        if type(unknown) is not bytes or unknown:
-            size += _trailer(m, out, depth)
-    except EncodeError as err:
-        _attach(err, name)
-        raise
-    return size
-
-
-def _optional(m: OptionalProto, out: _Out, depth: int) -> int:
-    head: Any = m.elem_type
-    if m.name is None and type(head) in _INTS and 0 <= head < 0x80:
-        out.append(_DATA_TYPE[head])  # the usual head, without a call
-        size = 2
-    else:
-        size = _head(m, out, "elem_type", head)
-    try:
-        name = "tensor_value"
-        if m.tensor_value is not None:
-            size += _sub(b"\x1a", m.tensor_value, TensorProto, out, depth)
-        name = "sparse_tensor_value"
-        if m.sparse_tensor_value is not None:
-            size += _sub(b"\x22", m.sparse_tensor_value, SparseTensorProto, out, depth)
-        name = "sequence_value"
-        if m.sequence_value is not None:
-            size += _sub(b"\x2a", m.sequence_value, SequenceProto, out, depth)
-        name = "map_value"
-        if m.map_value is not None:
-            size += _sub(b"\x32", m.map_value, MapProto, out, depth)
-        name = "optional_value"
-        if m.optional_value is not None:
-            size += _sub(b"\x3a", m.optional_value, OptionalProto, out, depth)
-        name = "unknown_fields"
-        unknown = m.unknown_fields
-        if type(unknown) is not bytes or unknown:
-            size += _trailer(m, out, depth)
-    except EncodeError as err:
-        _attach(err, name)
-        raise
-    return size
-
-
-_ENCODERS: dict[type[Message], _Encoder] = {
-    TensorProto: _tensor,
-    _Segment: _segment,
-    StringStringEntryProto: _entry,
-    SparseTensorProto: _sparse,
-    SequenceProto: _sequence,
-    MapProto: _map,
-    OptionalProto: _optional,
-}
+def _repeated(head: str, name: str, container: str, body: str) -> str:
+    """A repeated field: its values normalised (see :func:`_items`), then ``body`` if any."""
+    if container == "list":
+        test = "type(values) is not list"
+    elif container == "array":
+        test = "type(values) is not array"
+    else:  # a decode(copy=False) view of a float field is written as it is
+        test = "type(values) is not array and type(values) is not memoryview"
+    return (
+        f"{head}values = m.{name}\nif {test}:\n    values = items(values)\n"
+        f"if values:\n{_indent(body, 4)}"
+    )

@@ -23,15 +23,15 @@ class DecodeError(ValueError):
         self.reason = reason
         self.offset = offset
         # Filled innermost-first while the error climbs out of nested messages.
-        self._parts: list[str] = []
+        self.parts: list[str] = []
 
     @property
     def path(self) -> str:
-        return ".".join(reversed(self._parts))
+        return ".".join(reversed(self.parts))
 
-    def _within(self, part: str) -> None:
+    def within(self, part: str) -> None:
         """Record that the error happened inside ``part`` (a field or a type name)."""
-        self._parts.append(part)
+        self.parts.append(part)
 
     def __str__(self) -> str:
         path = self.path
@@ -39,12 +39,12 @@ class DecodeError(ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:
         # Keep the path across pickling (multiprocessing, pytest-xdist).
-        return (_rebuild, (self.reason, self.offset, list(self._parts)))
+        return (_rebuild, (self.reason, self.offset, list(self.parts)))
 
 
 def _rebuild(reason: str, offset: int, parts: list[str]) -> DecodeError:
     err = DecodeError(reason, offset)
-    err._parts = parts
+    err.parts = parts
     return err
 
 
@@ -59,14 +59,14 @@ class EncodeError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-        self._parts: list[str] = []
+        self.parts: list[str] = []
 
-    def _within(self, part: str) -> None:
-        self._parts.append(part)
+    def within(self, part: str) -> None:
+        self.parts.append(part)
 
     @property
     def path(self) -> str:
-        return ".".join(reversed(self._parts))
+        return ".".join(reversed(self.parts))
 
     def __str__(self) -> str:
         path = self.path

@@ -9,11 +9,12 @@ always either the old file or the complete new one.
 
 from __future__ import annotations
 
+import builtins
 import os
 from typing import overload
 
 from ._atomic import AtomicFile
-from ._decode import _DECODERS, as_byte_view, as_read_only_view, decode_part, too_large
+from ._decode import as_byte_view, as_read_only_view, decode_part, too_large
 from ._detect import CANDIDATES, misfit
 from ._errors import DecodeError
 from ._messages import (
@@ -114,7 +115,7 @@ def load(
         OSError: the file cannot be opened or mapped.
         TypeError: ``type`` is not a message class.
     """
-    if type is not None and type not in _DECODERS:
+    if type is not None and not (isinstance(type, builtins.type) and issubclass(type, Message)):
         raise TypeError(f"load() needs a message class or None, not {type!r}")
     buf, mapping = open_buffer(path, mmap)
     view = as_byte_view(buf) if copy else as_read_only_view(buf)
@@ -126,7 +127,7 @@ def load(
         try:
             return decode_part(type, view, 0, len(view), MAX_DEPTH, copy)
         except DecodeError as err:
-            err._within(type.__qualname__)
+            err.within(type.__qualname__)
             raise
     finally:
         if mapping is not None:
@@ -334,7 +335,7 @@ def detect(view: Any, copy: bool) -> Message:
         try:
             msg = decode_part(cls, view, 0, len(view), MAX_DEPTH, copy)
         except DecodeError as err:
-            err._within(cls.__qualname__)
+            err.within(cls.__qualname__)
             errors[cls] = err
             continue
         fits.append(_Fit(cls, msg, misfit(msg), differs[cls]))

@@ -30,11 +30,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from . import _decode
 from . import _numpy_bits as bits
 from ._external import read_external_data, uses_external_data
 from ._messages import TensorProto
 from ._numpy_dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
+from ._schema import blank_maker
+from ._schema import spec_of as schema_of
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -260,7 +261,7 @@ def _ints(tensor: TensorProto, field: str, values: Sequence[int], dtype: np.dtyp
 # memory (native byte order on a little-endian host, whole bytes per value);
 # filled as array_to_tensor meets them.
 _RAW_AS_IS: dict[np.dtype[Any], int] = {}
-_new_tensor = _decode._BLANK[TensorProto]  # an empty message, twice as fast as __init__
+_new_tensor = blank_maker(schema_of(TensorProto))  # an empty message, faster than __init__
 
 
 def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:

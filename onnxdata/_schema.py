@@ -41,7 +41,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import dataclass_transform
 
     _T = TypeVar("_T", bound=type)
-    Kind = Literal["int32", "int64", "uint64", "float", "double", "string", "bytes", "enum", "message"]
+    Kind = Literal[
+        "int32", "int64", "uint64", "float", "double", "string", "bytes", "enum", "message"
+    ]
 
 __all__ = [
     "BYTES",
@@ -195,6 +197,11 @@ class FieldSpec:
         self.repeated = default_factory is REPEATED
         if packed and not (self.repeated and info.packable):
             raise ValueError("only a repeated numeric field can be packed")
+        # What the codec supports beyond that (all the .proto files use):
+        if self.repeated and kind == ENUM:
+            raise ValueError("repeated enum fields are not supported: declare them int32")
+        if self.repeated and kind in (FLOAT, DOUBLE) and not packed:
+            raise ValueError("a repeated float or double field must be packed")
         self.packed = packed
         self.message_name = message
         self.enum_name = enum
@@ -219,7 +226,11 @@ class FieldSpec:
 
     @property
     def message(self) -> Any:
-        """The class of a MESSAGE field's values (resolved on first use: it may be declared later)."""
+        """The class of a MESSAGE field's values.
+
+        Resolved on first use: the .proto may declare it later, or it may be
+        the message itself.
+        """
         found = self._message
         if found is None and self.message_name is not None:
             found = self._message = _resolve(self.owner, self.message_name)
@@ -370,9 +381,7 @@ def _camel(name: str) -> str:
 
 if TYPE_CHECKING:  # pragma: no cover
 
-    @dataclass_transform(
-        kw_only_default=True, eq_default=False, field_specifiers=(field, unknown)
-    )
+    @dataclass_transform(kw_only_default=True, eq_default=False, field_specifiers=(field, unknown))
     def message(cls: _T) -> _T: ...
 
 else:

@@ -31,25 +31,15 @@ import os
 from array import array
 
 from ._atomic import AtomicFile
-from ._decode import _ELEMENTS as _ELEMENT_DECODERS
-from ._decode import _settle, _state
-from ._encode import (
-    _ENCODERS,
-    _attach,
-    _length_delimited,
-    _packed_varints,
-    check_sub,
-    too_large,
-)
+from ._decode import decode_part
+from ._encode import Plan, attach, check_sub, encoder, length_delimited, too_large
 from ._errors import DecodeError, EncodeError
 from ._messages import (
-    MapProto,
     Message,
-    OptionalProto,
     SequenceProto,
-    SparseTensorProto,
-    TensorProto,
 )
+from ._schema import spec_of
+from ._varints import encode_packed
 from ._wire import LEN, MAX_DEPTH, encode_varint, read_length, read_tag, skip_field
 
 TYPE_CHECKING = False
@@ -76,9 +66,9 @@ def _pieces(values: Any, lo: int, hi: int, code: str) -> Iterator[bytes]:
     """
     for i in range(0, len(values), PIECE):
         try:
-            yield _packed_varints(values[i : i + PIECE], lo, hi, code)
+            yield encode_packed(values[i : i + PIECE], lo, hi, code)
         except EncodeError as err:
-            parts = err._parts
+            parts = err.parts
             if parts and parts[-1].startswith("["):
                 parts[-1] = f"[{int(parts[-1][1:-1]) + i}]"
             raise
@@ -91,27 +81,7 @@ def _is_long(values: Any) -> bool:
         return False
 
 
-class _Plan(list):  # type: ignore[type-arg]
-    """What the encoder gets instead of its chunk list; see the module docstring."""
-
-    __slots__ = ()
-
-    def subs(self, tag: bytes, msgs: Iterable[Any], cls: type[Message], depth: int) -> int:
-        size = 0
-        i = 0
-        try:
-            for i, m in enumerate(msgs):  # noqa: B007 - i names the element on error
-                size += self.sub(tag, m, cls, depth)
-        except EncodeError as err:
-            err._within(f"[{i}]")
-            raise
-        return size
-
-    def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
-        raise NotImplementedError  # pragma: no cover
-
-
-class _Measure(_Plan):
+class _Measure(Plan):
     """Pass 1: checks everything, writes nothing, records sub-message sizes."""
 
     __slots__ = ("sizes",)
@@ -131,19 +101,19 @@ class _Measure(_Plan):
         sizes = self.sizes
         slot = len(sizes)
         sizes.append(0)
-        n = _ENCODERS[cls](msg, self, depth - 1)
+        n = encoder(cls, True)(msg, self, depth - 1)
         sizes[slot] = n
         return len(tag) + len(encode_varint(n)) + n
 
     def packed(self, tag: bytes, values: Any, lo: int, hi: int, code: str) -> int:
         if not _is_long(values):
-            return _length_delimited(tag, _packed_varints(values, lo, hi, code), self)
+            return length_delimited(tag, encode_packed(values, lo, hi, code), self)
         n = sum(map(len, _pieces(values, lo, hi, code)))
         self.sizes.append(n)
         return len(tag) + len(encode_varint(n)) + n
 
 
-class _Emit(_Plan):
+class _Emit(Plan):
     """Pass 2: every chunk to the sink; sizes from pass 1, in the same order."""
 
     __slots__ = ("next_size", "sink")
@@ -164,11 +134,11 @@ class _Emit(_Plan):
     def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
         head = tag + encode_varint(self.next_size())
         self.sink.put(head)
-        return len(head) + _ENCODERS[cls](msg, self, depth - 1)
+        return len(head) + encoder(cls, True)(msg, self, depth - 1)
 
     def packed(self, tag: bytes, values: Any, lo: int, hi: int, code: str) -> int:
         if not _is_long(values):
-            return _length_delimited(tag, _packed_varints(values, lo, hi, code), self)
+            return length_delimited(tag, encode_packed(values, lo, hi, code), self)
         head = tag + encode_varint(self.next_size())
         self.sink.put(head)
         n = 0
@@ -234,20 +204,18 @@ def _changed(written: int, measured: int) -> RuntimeError:
 def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:
     """See :meth:`Message.encode_to`."""
     cls = type(msg)
-    encoder = _ENCODERS.get(cls)
-    if encoder is None:
-        raise TypeError(f"not an onnxdata message: {cls.__name__}")
+    encode = encoder(cls, True)
     write = _writer_of(file)
     sizes: array[int] = array("q")
     try:
-        total = encoder(msg, _Measure(sizes), MAX_DEPTH)
+        total = encode(msg, _Measure(sizes), MAX_DEPTH)
         if max_size is not None and total > max_size:
             raise too_large(total, max_size)
     except EncodeError as err:
-        err._within(cls.__qualname__)
+        err.within(cls.__qualname__)
         raise
     sink = _Sink(write)
-    encoder(msg, _Emit(sink, iter(sizes).__next__), MAX_DEPTH)
+    encode(msg, _Emit(sink, iter(sizes).__next__), MAX_DEPTH)
     sink.flush()
     if sink.written != total:  # pragma: no cover - another thread changed the message
         raise _changed(sink.written, total)
@@ -257,13 +225,22 @@ def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:
 # -- SequenceWriter ------------------------------------------------------------------
 
 # SequenceProto.DataType -> (tag, element class, field name)
-_KINDS: dict[int, tuple[bytes, type[Message], str]] = {
-    1: (b"\x1a", TensorProto, "tensor_values"),
-    2: (b"\x22", SparseTensorProto, "sparse_tensor_values"),
-    3: (b"\x2a", SequenceProto, "sequence_values"),
-    4: (b"\x32", MapProto, "map_values"),
-    5: (b"\x3a", OptionalProto, "optional_values"),
-}
+def _element_kinds() -> dict[int, tuple[bytes, type[Message], str]]:
+    """SequenceProto.DataType -> (tag, element class, field) of each element field.
+
+    From the schema: the element field of a kind is named after it
+    (``TENSOR`` -> ``tensor_values``), as in the .proto.
+    """
+    spec = spec_of(SequenceProto)
+    kinds = {}
+    for kind in SequenceProto.DataType:
+        f = spec.by_name.get(f"{kind.name.lower()}_values")
+        if f is not None:
+            kinds[int(kind)] = (f.tag, f.message, f.name)
+    return kinds
+
+
+_KINDS = _element_kinds()
 _KIND_OF_CLASS = {cls: kind for kind, (_, cls, _) in _KINDS.items()}
 
 
@@ -330,9 +307,9 @@ class SequenceWriter:
         try:
             n = _Measure(sizes).sub(self._tag, element, self._cls, MAX_DEPTH)
         except EncodeError as err:
-            err._within(f"[{self.count}]")
-            _attach(err, self._field)
-            err._within("SequenceProto")
+            err.within(f"[{self.count}]")
+            attach(err, self._field)
+            err.within("SequenceProto")
             raise
         before = self._sink.written
         _Emit(self._sink, iter(sizes).__next__).sub(self._tag, element, self._cls, MAX_DEPTH)
@@ -392,8 +369,8 @@ class SequenceWriter:
 # -- iter_sequence ------------------------------------------------------------------
 
 _ELEMENTS: dict[int, tuple[type[Message], str]] = {
-    kind + 2: (cls, name) for kind, (_, cls, name) in _KINDS.items()
-}  # field number (3..7) -> (class, field name)
+    spec_of(SequenceProto).by_name[name].number: (cls, name) for _, cls, name in _KINDS.values()
+}  # field number -> (class, field name)
 
 
 def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = True) -> Iterator[Message]:
@@ -425,18 +402,14 @@ def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = True) -> Iterat
 def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
     """The elements of the sequence in ``buf``; see :func:`iter_sequence`.
 
-    The loop of ``_decode._sequence``, one element per step: one-byte tags and
-    lengths read inline, the element decoded straight into a blank message
-    (with the ``copy=False`` flag raised only while it decodes, since the
-    caller's code runs between elements).
+    The loop of SequenceProto's decoder, one element per step: one-byte tags
+    and lengths read inline, the element decoded by ``decode_part``.
     """
     pos, end = 0, len(buf)
     counts = dict.fromkeys(_ELEMENTS, 0)
     advise: Any = getattr(mapping, "madvise", None)
     dont_need = _DONTNEED if advise else None
     released = 0
-    views = not copy
-    state = _state
     fnum = 0
     while pos < end:
         start = pos
@@ -457,24 +430,15 @@ def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
                 pos += 1
             else:
                 n, pos = read_length(buf, pos, end)
-            new, decode, _ = _ELEMENT_DECODERS[fnum]
-            element = new()
-            if views:
-                state.views = True
-            try:
-                decode(buf, pos, pos + n, element, MAX_DEPTH - 1)
-            finally:
-                if views:
-                    state.views = False
-                _settle()
+            element = decode_part(_ELEMENTS[fnum][0], buf, pos, pos + n, MAX_DEPTH - 1, copy)
             pos += n
             counts[fnum] += 1
         except DecodeError as err:
             if fnum in _ELEMENTS:
-                err._within(f"{_ELEMENTS[fnum][1]}[{counts[fnum]}]")
+                err.within(f"{_ELEMENTS[fnum][1]}[{counts[fnum]}]")
             elif fnum:
-                err._within("name" if fnum == 1 else "elem_type")
-            err._within("SequenceProto")
+                err.within("name" if fnum == 1 else "elem_type")
+            err.within("SequenceProto")
             raise
         except (IndexError, OverflowError) as exc:  # pragma: no cover - as in _decode
             raise DecodeError(f"malformed input near offset {pos}: {exc!r}", pos) from exc

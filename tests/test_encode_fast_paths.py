@@ -78,10 +78,10 @@ def test_dims_refused(dims: list[Any], error: type[Exception]) -> None:
 
 
 def test_dims_memory_is_bounded() -> None:
-    for i in range(2 * _encode._DIMS_SEEN_MAX):
+    for i in range(2 * _encode.SEEN_MAX):
         dims = [i % 128, i // 128 + 2]
         assert TensorProto(dims=dims).encode() == _oracle_bytes(TensorProto(dims=dims))
-    assert len(_encode._DIMS_SEEN) <= _encode._DIMS_SEEN_MAX
+    assert max(_encode.remembered()) == _encode.SEEN_MAX
 
 
 @pytest.mark.parametrize("raw", [0, 1, 120, 127, 128, 200, 20_000])
