@@ -28,12 +28,12 @@ compare both with protobuf.
 
 from __future__ import annotations
 
-import gc
 import re
 import struct
 from _thread import allocate_lock
 from array import array
 
+from . import _gcpause as gcpause
 from ._errors import DecodeError
 from ._messages import Message
 from ._schema import MESSAGE, MessageSpec, blank_maker, spec_of
@@ -73,6 +73,8 @@ __all__ = [
     "decode_message",
     "decode_part",
     "decoder",
+    "settle",
+    "source",
     "too_large",
 ]
 
@@ -159,17 +161,12 @@ def decode_part(cls: type[_M], buf: Buf, pos: int, end: int, depth: int, copy: b
     new, decode = _CODECS[copy].get(cls) or _build(cls, copy)
     msg = new()
     grown: list[Any] = []
-    # Decoding makes a tree of new objects and no cycles, so the cyclic garbage
-    # collector has nothing to find meanwhile; left on, it would rescan the
-    # growing tree again and again.
-    collecting = gc.isenabled()
-    if collecting:
-        gc.disable()
+    paused = end - pos >= gcpause.MIN_BYTES and gcpause.pause()
     try:
         decode(buf, pos, end, msg, depth, grown)
     finally:
-        if collecting:
-            gc.enable()
+        if paused:
+            gcpause.resume()
         if grown:
             _settle(grown)
     return msg  # type: ignore[no-any-return]
@@ -186,6 +183,19 @@ def decoder(cls: type[Message], copy: bool = True) -> tuple[Callable[[], Any], D
         TypeError: ``cls`` is not a message class.
     """
     return _CODECS[copy].get(cls) or _build(cls, copy)
+
+
+def source(cls: type[Message], copy: bool = True) -> str:
+    """The source text of the decoder generated for ``cls``: to read, or to debug.
+
+    Raises:
+        TypeError: ``cls`` is not a message class.
+    """
+    decoder(cls, copy)
+    return _SOURCES[cls, copy]
+
+
+_SOURCES: dict[tuple[type, bool], str] = {}
 
 
 def settle(grown: list[Any]) -> None:
@@ -533,6 +543,7 @@ def _generate(
     source = _LOOP.format(function=function, branches=_branches(spec, copy, env))
     code = compile(source, f"<onnxdata decoder {spec.name}{'' if copy else ' views'}>", "exec")
     exec(code, env)
+    _SOURCES[spec.cls, copy] = source
     pending[spec.cls] = (blank_maker(spec), env[function])
     # The messages it holds, after it: a message may hold itself.
     for f in spec.children():

@@ -52,7 +52,6 @@ if TYPE_CHECKING:  # pragma: no cover
     Encoder = Callable[[Any, Any, int], int]
 
 __all__ = [
-    "FAST_PATHS",
     "SEEN_MAX",
     "Plan",
     "attach",
@@ -61,13 +60,9 @@ __all__ = [
     "encoder",
     "length_delimited",
     "remembered",
+    "source",
     "too_large",
 ]
-
-FAST_PATHS: dict[tuple[str, str], str] = {}
-"""(message name, field name) -> a specialised block; none is needed today: the
-general blocks carry the fast paths of their kind (see :func:`_field_block`)."""
-
 
 def encode_message(msg: Message, max_size: int | None = None) -> bytes:
     """``msg.encode(max_size=max_size)``; see ``Message.encode``."""
@@ -92,6 +87,19 @@ def encoder(cls: type[Message], plan: bool = False) -> Encoder:
         TypeError: ``cls`` is not a message class.
     """
     return _ENCODERS[plan].get(cls) or _build(cls, plan)
+
+
+def source(cls: type[Message], plan: bool = False) -> str:
+    """The source text of the encoder generated for ``cls``: to read, or to debug.
+
+    Raises:
+        TypeError: ``cls`` is not a message class.
+    """
+    encoder(cls, plan)
+    return _SOURCES[cls, plan]
+
+
+_SOURCES: dict[tuple[type, bool], str] = {}
 
 
 def too_large(size: int, max_size: int) -> EncodeValueError:
@@ -571,6 +579,7 @@ def _generate(
     source = _FUNCTION.format(function=function, blocks=_indent(blocks, 8))
     code = compile(source, f"<onnxdata encoder {spec.name}{' plan' if plan else ''}>", "exec")
     exec(code, env)
+    _SOURCES[spec.cls, plan] = source
     pending[spec.cls] = env[function]
     for f in spec.children():
         child = f.message
@@ -609,7 +618,8 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
             return _repeated(head, name, "array", f"size += {call}")
         if f.repeated:
             if len(tag) == 1:
-                env[f"seen_{name}"] = seen = {}
+                seen: dict[bytes, bytes] = {}
+                env[f"seen_{name}"] = seen
                 _SEEN_TABLES.append(seen)
                 body = (
                     "try:\n    key = bytes(values)\n"

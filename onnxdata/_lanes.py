@@ -1,7 +1,7 @@
 """Packed varints a block of values at a time, with the standard library only.
 
 Without numpy (see _npvarints.py), a Python loop over the values of a large
-packed ``int32``/``int64``/``uint64`` field costs about 0.5 µs a value.  Here
+packed ``int32``/``int64``/``uint64`` field costs a Python step per value.  Here
 each value gets a 16-byte record inside one big integer, and a fixed number
 of big-int operations per block of records moves the bits of all its varints
 at once; every other step is one C call per block too:
@@ -40,12 +40,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterator
     from typing import Any
 
-# Below these sizes the loops are as fast (measured: 8 mixed values, 43 bytes: 3.0 µs
-# against 3.8 to encode, 3.7 against 4.8 to decode).
+# Below these sizes the loops are as fast (benchmarks/ measures the crossover).
 MIN_BYTES = 32
 MIN_VALUES = 8
 
-BLOCK = 1024  # records per big integer (16 KiB): faster than larger blocks, cache-sized
+BLOCK = 1024  # records per big integer (16 KiB): cache-sized; larger blocks are slower
 _SECTION = 1 << 16  # payload bytes split by one findall call
 
 _VARINT = re.compile(rb"[\x80-\xff]*[\x00-\x7f]")

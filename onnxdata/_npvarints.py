@@ -18,9 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, NoReturn
 
-# Below these sizes the numpy call overhead outweighs the Python loop.  Decode:
-# about 40 us whatever the size, against 0.3-0.6 us a value (320 bytes of
-# mixed 1-9 byte varints: 44 us both ways; 564 bytes: 78 us against 43).
+# Below these sizes the numpy calls' fixed overhead outweighs the Python loop.
 MIN_BYTES = 512
 MIN_VALUES = 512
 
@@ -33,8 +31,7 @@ def numpy() -> Any:
 # encode() works in slices of this many values, so temporaries stay a few megabytes.
 SLICE = 1 << 16
 # decode() works on this many payload bytes at a time, so its temporaries (8
-# bytes per payload byte at most) stay in the CPU's cache.  1M int64 values
-# (4.2 MB): 12 ms with 128 KiB to 512 KiB windows, 16 ms with 1 MiB, 31 ms in one go.
+# bytes per payload byte at most) stay in the CPU's cache; larger windows are slower.
 WINDOW = 1 << 19
 
 # Bit-lane compaction, one step per entry: the upper half of each lane
@@ -56,9 +53,9 @@ def decode(np: Any, chunk: bytes, base: int, out: Any) -> None:
     Work is per value, not per byte: each varint's first bytes are read as
     one little-endian word, the bytes of the following varints are masked
     off, and the 7-bit groups are packed together by bit-lane steps.  Where
-    no varint is longer than 4 bytes, 4-byte words and two steps do (100k
-    3-byte values: 0.53 ms instead of 0.65 ms); they are tried first, and
-    after a window that needed no more, without measuring lengths (0.44 ms).
+    no varint is longer than 4 bytes, 4-byte words and two steps do; they
+    are tried first, and after a window that needed no more, without
+    measuring lengths.
 
     Raises:
         DecodeError: a varint is cut off by the end, or longer than 10 bytes;
