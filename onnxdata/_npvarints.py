@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import sys
 
-from ._errors import DecodeError
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, NoReturn
+    from typing import Any
 
 # Below these sizes the numpy calls' fixed overhead outweighs the Python loop.
 MIN_BYTES = 512
@@ -43,12 +41,14 @@ _STEPS = {
 _TOP_BITS = {4: 0x80808080, 8: 0x8080808080808080}  # each byte's continuation bit
 
 
-def decode(np: Any, chunk: bytes, base: int, out: Any) -> None:
+def decode(np: Any, chunk: bytes, out: Any) -> bool:
     """Append the varints of a packed payload to the ``array`` ``out``.
 
     ``out`` holds 64-bit values (``"q"``/``"Q"``) or 32-bit ones (the low 32
-    bits of each value, as upb keeps for ``int32``).  Errors are those of the
-    pure-Python loop, for the first bad varint; ``out`` is then left as it was.
+    bits of each value, as upb keeps for ``int32``).  A payload with a bad
+    varint (cut off by the end, or longer than 10 bytes) returns False and
+    leaves ``out`` as it was: the caller's loop then names the first bad
+    one (``_varints.py`` has the one wording of every varint error).
 
     Work is per value, not per byte: each varint's first bytes are read as
     one little-endian word, the bytes of the following varints are masked
@@ -56,30 +56,31 @@ def decode(np: Any, chunk: bytes, base: int, out: Any) -> None:
     no varint is longer than 4 bytes, 4-byte words and two steps do; they
     are tried first, and after a window that needed no more, without
     measuring lengths.
-
-    Raises:
-        DecodeError: a varint is cut off by the end, or longer than 10 bytes;
-            ``base`` is the payload's offset in the input, for the message.
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
     if chunk.isascii():  # one-byte values only (BOOL, small ints): they are the bytes
         out.frombytes(memoryview(a.astype(item)).cast("B"))
-        return
+        return True
     size0 = len(out)
     lo = 0
     size = 4  # the lane width of the last window, tried first
     try:
         while lo < len(a):
-            used, size = _decode_window(np, chunk, a, lo, base, item, out, size)
+            used, size = _decode_window(np, chunk, a, lo, item, out, size)
             lo += used
-    except DecodeError:
+    except _BadVarintError:
         del out[size0:]
-        raise
+        return False
+    return True
+
+
+class _BadVarintError(Exception):
+    """A varint of the payload is cut off or too long: the caller's loop says which."""
 
 
 def _decode_window(
-    np: Any, chunk: bytes, a: Any, lo: int, base: int, item: Any, out: Any, size: int
+    np: Any, chunk: bytes, a: Any, lo: int, item: Any, out: Any, size: int
 ) -> tuple[int, int]:
     """Append the varints that end in ``a[lo : lo + WINDOW]``; their byte count and lane width."""
     window = a[lo : lo + WINDOW]
@@ -89,8 +90,8 @@ def _decode_window(
     bounds[0] = True
     np.less(window, 0x80, out=bounds[1:])
     bounds = bounds.nonzero()[0]
-    if len(bounds) == 1:
-        _unended(np, a, lo, base)
+    if len(bounds) == 1:  # no byte of the window ends the varint at lo
+        raise _BadVarintError
     used = int(bounds[-1])
     starts = bounds[:-1]
     x = None
@@ -100,7 +101,7 @@ def _decode_window(
         lengths = np.subtract(bounds[1:], starts)
         longest = int(np.maximum.reduce(lengths))
         if longest > 10:
-            _too_long(base + lo + int(starts[np.argmax(lengths > 10)]))
+            raise _BadVarintError
         size = 4 if longest <= 4 else 8
         words, x = _own_words(np, chunk, a, lo, used, starts, size)
     lane = x.dtype
@@ -174,22 +175,6 @@ def _add_top_bits(np: Any, words: Any, starts: Any, lengths: Any, x: Any) -> Non
     top <<= np.uint64(56)
     top |= x.take(long)
     x[long] = top
-
-
-def _unended(np: Any, a: Any, lo: int, base: int) -> NoReturn:
-    """No byte of the window ends the varint at ``lo``: too long, or cut off."""
-    if (a[lo:] < 0x80).any():
-        _too_long(base + lo)
-    left = len(a) - lo
-    raise DecodeError(
-        f"packed varint at offset {base + lo} runs past the end of the packed field "
-        f"({left} byte{'s' if left != 1 else ''} left)",
-        base + lo,
-    )
-
-
-def _too_long(at: int) -> NoReturn:
-    raise DecodeError(f"varint at offset {at} is longer than 10 bytes", at)
 
 
 def encode(np: Any, values: Any, code: str) -> bytes:
