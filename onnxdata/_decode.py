@@ -215,6 +215,9 @@ def _settle(grown: list[Any]) -> None:
 def _unknown(msg: Any, chunks: list[Any], grown: list[Any]) -> None:
     """Keep unknown fields' raw bytes, after any kept by an earlier merge.
 
+    ``chunks`` are runs of adjacent unknown fields, one slice per run, so that
+    an input of many small unknown fields costs no object per field.
+
     A singular field repeated a million times, each copy with an unknown
     field, must not cost a million ever-longer concatenations: after the
     first merge the bytes grow in place in a ``bytearray``, turned back into
@@ -461,6 +464,7 @@ else:
 _LOOP = """\
 def {function}(buf, pos, end, msg, depth, grown):
     unknown = None
+    run_start = run_end = -1
     fnum = 0
     try:
         while pos < end:
@@ -475,10 +479,17 @@ def {function}(buf, pos, end, msg, depth, grown):
             else:
                 fnum = 0
                 pos = skip_field(buf, start, pos, end, tag, depth)
-                if unknown is None:
-                    unknown = []
-                unknown.append(buf[start:pos])
-        if unknown:
+                if start != run_end:  # not adjacent to the last unknown field: a new run
+                    if run_end >= 0:
+                        if unknown is None:
+                            unknown = []
+                        unknown.append(buf[run_start:run_end])
+                    run_start = start
+                run_end = pos
+        if run_end >= 0:
+            if unknown is None:
+                unknown = []
+            unknown.append(buf[run_start:run_end])
             unknown_fields(msg, unknown, grown)
     except DecodeError as err:
         locate(err, msg, fnum, FIELDS)
