@@ -226,6 +226,10 @@ def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
     else:
         if not isinstance(unknown, (bytes, bytearray, memoryview)):
             problems.append((UNKNOWN_FIELDS, f"expected bytes, found {_type(unknown)}"))
+        elif len(unknown):
+            problem = _unknown_problem(spec, unknown)
+            if problem is not None:
+                problems.append((UNKNOWN_FIELDS, problem))
     return _Fields(None if problems else values, problems, children)
 
 
@@ -305,6 +309,23 @@ def _reader(f: FieldSpec) -> _Reader:
     return read
 
 
+def _unknown_problem(spec: MessageSpec, data: bytes | bytearray | memoryview) -> str | None:
+    """What the encoder would refuse in ``unknown_fields``: bytes that are not
+    well-formed fields, or that hold fields the message knows (protobuf would
+    read them back as those fields)."""
+    from ._decode import decode_message  # the codec, only for the rare message that has some
+    from ._errors import DecodeError
+
+    try:
+        data = _byte_view(data)
+        decoded: Any = decode_message(spec.cls, data)
+    except DecodeError as err:
+        return f"not well-formed protobuf fields: {err}"
+    if bytes(getattr(decoded, UNKNOWN_FIELDS)) != bytes(data):
+        return "holds fields this message knows: protobuf would read them as those fields"
+    return None
+
+
 def _type(value: Any) -> str:
     return type(value).__qualname__
 
@@ -366,8 +387,8 @@ def _repeated(f: FieldSpec, value: Any) -> tuple[Any, str, str | None]:
     code = KINDS[f.kind].typecode
     if code is not None and type(value) is array and value.typecode == code:
         return value, f.name, None  # decoded packed fields: right by construction
-    if isinstance(value, str):
-        return [], f.name, "expected a sequence, found str"
+    if isinstance(value, (str, bytes, bytearray)):
+        return [], f.name, f"expected a sequence, found {_type(value)}"
     if f.kind in (FLOAT, DOUBLE) and code is not None and _float_buffer(value, code):
         return value, f.name, None  # decode(copy=False) views, float numpy arrays
     try:
