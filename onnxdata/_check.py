@@ -22,6 +22,7 @@ import math
 import operator
 import sys
 from array import array
+from operator import attrgetter
 
 from ._datatypes import ALLOWED, DATA_TYPES, ELEMENT_MESSAGES, STORAGE_FIELDS, element_fields
 from ._messages import SequenceProto, TensorProto
@@ -39,6 +40,12 @@ if TYPE_CHECKING:  # pragma: no cover
     _Bad = Callable[[str, str], None]
     _Reader = Callable[[Any], tuple[Any, str, str | None]]
     _Sub = tuple[str, bool, Any]  # a message field: name, repeated, class
+    _Rule = Callable[["_Walk", Any, dict[str, Any], _Bad], None]
+    _Readers = tuple[
+        tuple[tuple[str, _Reader], ...],
+        tuple[_Sub, ...],
+        Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]],
+    ]
 
 __all__ = ["Violation", "check"]
 
@@ -106,14 +113,16 @@ def check(message: Message) -> list[Violation]:
 class _Fields:
     """One message's field values as the rules read them, or why they cannot."""
 
-    __slots__ = ("children", "problems", "values")
+    __slots__ = ("children", "problems", "rule", "values")
 
     def __init__(
         self,
+        rule: _Rule | None,
         values: dict[str, Any] | None,
         problems: list[tuple[str, str]],
         children: list[tuple[str, Any]],
     ) -> None:
+        self.rule = rule  # the ONNX rules of the message, by its schema name
         self.values = values  # None when a value has the wrong type: no rule applies
         self.problems = problems  # (field path relative to the message, what is wrong)
         self.children = children  # (field path, sub-message), in declaration order
@@ -185,32 +194,34 @@ class _Walk:
             fields = self.fields(msg)
             for where, problem in fields.problems:
                 out.append(Violation(f"{path.text()}.{where}", problem))
-            if fields.values is not None:
-                rule = _RULES.get(spec_of(type(msg)).name)
-                if rule is not None:
-                    rule(self, msg, fields.values, _reporter(out, path))
-            inside.add(key)
-            stack.append((msg, path, -1))
-            stack.extend((sub, _Path(path, where), depth + 1)
-                         for where, sub in reversed(fields.children))  # fmt: skip
+            if fields.values is not None and fields.rule is not None:
+                fields.rule(self, msg, fields.values, _reporter(out, path))
+            if fields.children:
+                inside.add(key)
+                stack.append((msg, path, -1))
+                depth += 1
+                stack.extend([(sub, _Path(path, where), depth)
+                              for where, sub in reversed(fields.children)])  # fmt: skip
         return out
 
 
 def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
-    readers, subs = _READERS.get(spec) or _make_readers(spec)
-    values: dict[str, Any] = {}
-    problems: list[tuple[str, str]] = []
-    for name, read in readers:
-        try:
-            value = getattr(msg, name)
-        except AttributeError:
-            problems.append((name, "has no value (its attribute was deleted)"))
-            value = None
-        else:
-            value, where, problem = read(value)
-            if problem is not None:
-                problems.append((where, problem))
-        values[name] = value
+    readers, subs, fast = _READERS.get(spec) or _make_readers(spec)
+    try:
+        values, problems = fast(msg)
+    except AttributeError:  # a field's attribute was deleted: one field at a time
+        values, problems = {}, []
+        for name, read in readers:
+            try:
+                value = getattr(msg, name)
+            except AttributeError:
+                problems.append((name, "has no value (its attribute was deleted)"))
+                value = None
+            else:
+                value, where, problem = read(value)
+                if problem is not None:
+                    problems.append((where, problem))
+            values[name] = value
     children: list[tuple[str, Any]] = []
     for name, repeated, cls in subs:
         value = values[name]
@@ -230,22 +241,76 @@ def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
             problem = _unknown_problem(spec, unknown)
             if problem is not None:
                 problems.append((UNKNOWN_FIELDS, problem))
-    return _Fields(None if problems else values, problems, children)
+    return _Fields(_RULES.get(spec.name), None if problems else values, problems, children)
 
 
-_READERS: dict[MessageSpec, tuple[tuple[tuple[str, _Reader], ...], tuple[_Sub, ...]]] = {}
+_READERS: dict[MessageSpec, _Readers] = {}
 
 
-def _make_readers(
-    spec: MessageSpec,
-) -> tuple[tuple[tuple[str, _Reader], ...], tuple[_Sub, ...]]:
+def _make_readers(spec: MessageSpec) -> _Readers:
     """Per field of ``spec``: a function from its value to (value as the rules read it,
-    where it is wrong, what is wrong); and the message fields, to walk into."""
+    where it is wrong, what is wrong); the message fields, to walk into; and
+    all the readers in one generated function."""
+    readers = tuple((f.name, _reader(f)) for f in spec.fields)
     made = (
-        tuple((f.name, _reader(f)) for f in spec.fields),
+        readers,
         tuple((f.name, f.repeated, f.message) for f in spec.fields if f.kind == MESSAGE),
+        _make_fast(spec, readers),
     )
     _READERS[spec] = made
+    return made
+
+
+def _make_fast(
+    spec: MessageSpec, readers: tuple[tuple[str, _Reader], ...]
+) -> Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]]:
+    """Generate one function that reads every field of a ``spec`` message.
+
+    As ``dataclasses`` generates ``__init__``: the attributes are read in one
+    ``attrgetter`` call, each value passes a test inlined for its kind (unset,
+    an empty list, an int in range, ``bytes``, an ASCII ``str``, an ``array``
+    of the field's typecode, a message of the field's class), and only other
+    values go through the field's reader.  Raises AttributeError if an
+    attribute was deleted.
+    """
+    names = [name for name, _ in readers]
+    env: dict[str, Any] = {"array": array}
+    lines = ["def read_fields(msg):", "    problems = []"]
+    if names:  # attrgetter of one name gives the value, of several a tuple
+        env["get"] = attrgetter(*names)
+        lines.append(f"    ({', '.join(f'v{i}' for i in range(len(names)))},) = get(msg)")
+        if len(names) == 1:
+            lines[-1] = "    v0 = get(msg)"
+    for i, (f, (_, read)) in enumerate(zip(spec.fields, readers, strict=True)):
+        v = f"v{i}"
+        env[f"read{i}"] = read
+        if f.repeated:
+            test = f"(type({v}) is list and not {v})"
+            code = KINDS[f.kind].typecode
+            if code is not None:
+                test += f" or (type({v}) is array and {v}.typecode == {code!r})"
+        elif f.bounds is not None:
+            lo, hi = f.bounds
+            test = f"{v} is None or (type({v}) is int and {lo} <= {v} <= {hi})"
+        elif f.kind == BYTES:
+            test = f"{v} is None or type({v}) is bytes"
+        elif f.kind == STRING:
+            test = f"{v} is None or (type({v}) is str and {v}.isascii())"
+        elif f.kind == MESSAGE:
+            env[f"cls{i}"] = f.message
+            test = f"{v} is None or type({v}) is cls{i}"
+        else:
+            test = f"{v} is None"
+        lines += [
+            f"    if not ({test}):",
+            f"        {v}, where, problem = read{i}({v})",
+            "        if problem is not None:",
+            "            problems.append((where, problem))",
+        ]
+    fields = ", ".join(f"{name!r}: v{i}" for i, (name, _) in enumerate(readers))
+    lines.append(f"    return {{{fields}}}, problems")
+    exec("\n".join(lines), env)
+    made: Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]] = env["read_fields"]
     return made
 
 
@@ -707,7 +772,7 @@ def _optional(walk: _Walk, msg: Any, o: dict[str, Any], bad: _Bad) -> None:
     _element_type(msg, o, bad)
 
 
-_RULES: dict[str, Callable[[_Walk, Any, dict[str, Any], _Bad], None]] = {
+_RULES: dict[str, _Rule] = {
     "TensorProto": _tensor,
     "SparseTensorProto": _sparse,
     "SequenceProto": _sequence,
