@@ -229,6 +229,8 @@ def messages(max_depth: int = 2) -> st.SearchStrategy[Message]:
 
 # The wire form of each kind, named as _elements_of and _restate read it.
 _WIRE_NAMES = {0: "varint", 1: "i64", 2: "len", 5: "i32"}
+# An OptionalProto holding an OptionalProto: the tag of the field that nests.
+_NESTED_TAG = element_fields(OptionalProto)[SequenceProto.OPTIONAL].tag
 # The first field number no message knows: unknown fields are drawn from there up.
 _FIRST_UNKNOWN = max(n for cls in MESSAGE_TYPES for n in spec_of(cls).by_number) + 1
 
@@ -461,12 +463,12 @@ def malformed_encodings(
     if defect == "packed float payload not a multiple of 4":
         cls = TensorProto
         data, bounds = b"", [0]
-        bad = b"\x22\x03\x00\x00\x00"
+        bad = _TENSOR_FIELDS["float_data"].tag + b"\x03\x00\x00\x00"  # 3 bytes of floats
     if defect == "nested too deep":
         cls = OptionalProto
         inner = b""
         for _ in range(101):  # 101 sub-message levels below the top: one too many
-            inner = b"\x3a" + encode_varint(len(inner)) + inner
+            inner = _NESTED_TAG + encode_varint(len(inner)) + inner
         return cls, inner, defect
     at = draw(st.sampled_from(bounds)) if defect != "length past the end" else len(data)
     return cls, data[:at] + bad + data[at:], defect
