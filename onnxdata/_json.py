@@ -2,11 +2,16 @@
 
 :func:`to_json` gives what ``google.protobuf.json_format.MessageToJson`` gives
 (lowerCamelCase names, 64-bit integers as strings, bytes as base64, float32 in
-its shortest round-tripping form, ``"NaN"``/``"Infinity"``, ``data_location``
-by enum name, unknown fields dropped); :func:`from_json` accepts what
-``json_format.Parse`` accepts for these messages: either field name spelling,
-integers as numbers or strings, enums by name or number, standard or URL-safe
-base64 with or without padding, ``null`` for "not set".
+its shortest round-tripping form, ``"NaN"``/``"Infinity"``, enum fields such
+as ``data_location`` by name, unknown fields dropped); :func:`from_json`
+accepts what ``json_format.Parse`` accepts for these messages: either field
+name spelling, integers as numbers or strings, enums by name or number (a
+closed proto2 enum takes only its own numbers), standard or URL-safe base64
+with or without padding, ``null`` for "not set", 100 levels of messages.
+
+Both walk the schema (``spec_of(cls).fields``: kind, label, JSON name, enum,
+message class), so they work for any message class built with
+``_schema.message`` and name no field.
 """
 
 from __future__ import annotations

@@ -129,6 +129,15 @@ def from_dense(
     return dense_to_sparse(array, name, coordinates=coordinates)
 
 
+def _too_deep() -> ValueError:
+    """The error of a hand-built chain of messages deeper than Python's recursion
+    limit (protobuf cannot parse more than 100 levels)."""
+    return ValueError(
+        "messages nested too deep to convert (deeper than Python's recursion limit; "
+        "protobuf allows 100 levels)"
+    )
+
+
 def _check_elem_type(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} must be an int, not {type(value).__name__}")
@@ -157,7 +166,8 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     Raises:
         TypeError: ``elem_type`` is unset, UNDEFINED or unknown (as onnx).
         ValueError: a value field other than ``elem_type``'s holds elements,
-            or an element is invalid (see :func:`to_array`, :func:`to_dict`).
+            an element is invalid (see :func:`to_array`, :func:`to_dict`), or
+            messages are nested deeper than Python's recursion limit.
     """
     s = sequence
     try:  # the elements of all five fields
@@ -186,11 +196,14 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     # sum instead of _only_field's loop (the same in to_optional).
     if total < 0 or len(values) != total:
         _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[elem_type], "SequenceProto")
-    if total == 1 and type(values) is list:
-        # One element (nested sequences): a comprehension costs more than the
-        # call it makes.
-        return [convert(values[0])]
-    return [convert(v) for v in values]
+    try:
+        if total == 1 and type(values) is list:
+            # One element (nested sequences): a comprehension costs more than the
+            # call it makes.
+            return [convert(values[0])]
+        return [convert(v) for v in values]
+    except RecursionError:
+        raise _too_deep() from None
 
 
 def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None) -> SequenceProto:
@@ -278,7 +291,8 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
     Raises:
         ValueError: keys and values differ in number (onnx: IndexError), a key
             repeats (onnx keeps the last), ``key_type`` is not an integer type
-            or STRING, or the other key field holds keys too.
+            or STRING, the other key field holds keys too, or messages are
+            nested deeper than Python's recursion limit.
         TypeError: ``values`` has an unsupported element type (as onnx).
     """
     m = map_proto
@@ -398,8 +412,9 @@ def to_optional(optional: OptionalProto) -> Any | None:
 
     Raises:
         TypeError: ``elem_type`` is unknown (as onnx).
-        ValueError: a value field other than ``elem_type``'s is set, or the
-            value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`).
+        ValueError: a value field other than ``elem_type``'s is set, the
+            value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`),
+            or messages are nested deeper than Python's recursion limit.
     """
     o = optional
     elem_type = o.elem_type
@@ -427,7 +442,10 @@ def to_optional(optional: OptionalProto) -> Any | None:
         + (o.optional_value is not None) != (value is not None)
     ):  # fmt: skip
         _only_field(o, _OPTIONAL_FIELDS, _OPTIONAL_FIELDS[elem_type], "OptionalProto")
-    return None if value is None else convert(value)
+    try:
+        return None if value is None else convert(value)
+    except RecursionError:
+        raise _too_deep() from None
 
 
 def from_optional(
