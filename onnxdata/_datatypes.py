@@ -9,13 +9,24 @@ new data type is one row here and one enumerator in ``_messages.py``.
 
 from __future__ import annotations
 
-from ._messages import TensorProto
+from ._messages import SequenceProto, TensorProto
+from ._schema import spec_of
 
-__all__ = ["DATA_TYPES", "DataTypeInfo", "info"]
+__all__ = [
+    "ALLOWED",
+    "DATA_TYPES",
+    "ELEMENT_MESSAGES",
+    "STORAGE_FIELDS",
+    "DataTypeInfo",
+    "element_fields",
+    "info",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
+
+    from ._schema import FieldSpec
 
 
 class DataTypeInfo:
@@ -66,6 +77,21 @@ class DataTypeInfo:
 
     def __repr__(self) -> str:
         return f"<data type {self.name} = {self.value}>"
+
+    def raw_size(self, count: int) -> int:
+        """The bytes that ``count`` elements take in ``raw_data`` (sub-byte types packed)."""
+        return (count * self.bits + 7) // 8
+
+    def stored_count(self, count: int) -> int:
+        """The values of ``storage`` that hold ``count`` elements.
+
+        Two per element for complex numbers; the 4- and 2-bit types pack
+        several elements into each ``int32_data`` value, one byte's worth;
+        the 6-bit types keep one element per value.
+        """
+        if self.packed in (2, 4):
+            return (count * self.packed + 7) // 8
+        return count * self.per_value
 
 
 def _signed(bits: int) -> tuple[int, int]:
@@ -140,3 +166,42 @@ def info(data_type: Any) -> DataTypeInfo | None:
         return DATA_TYPES.get(data_type)
     except TypeError:  # unhashable
         return None
+
+
+# -- the element types of SequenceProto and OptionalProto ---------------------
+
+
+def _message_name(element: str) -> str:
+    """The message of an element type: SPARSE_TENSOR holds SparseTensorProto."""
+    return "".join(part.capitalize() for part in element.split("_")) + "Proto"
+
+
+ELEMENT_MESSAGES: dict[int, str] = {
+    k.value: _message_name(k.name) for k in SequenceProto.DataType if k
+}
+"""elem_type -> the schema name of the message it stands for (UNDEFINED excluded);
+OptionalProto.DataType has the same values."""
+
+_ELEMENT_FIELDS: dict[Any, dict[int, Any]] = {}
+
+
+def element_fields(cls: type) -> dict[int, FieldSpec]:
+    """elem_type -> the field of ``cls`` that holds elements of that type.
+
+    The field is found by the schema name of its message, so any message
+    (SequenceProto's repeated fields, OptionalProto's singular ones, a copy
+    of the schema) has its table without naming a field.
+
+    Raises:
+        TypeError: ``cls`` is not a message class.
+    """
+    found = _ELEMENT_FIELDS.get(cls)
+    if found is None:
+        found = {}
+        for f in spec_of(cls).children():
+            name = spec_of(f.message).name
+            for value, message in ELEMENT_MESSAGES.items():
+                if message == name and value not in found:
+                    found[value] = f
+        _ELEMENT_FIELDS[cls] = found
+    return found

@@ -31,6 +31,7 @@ import ntpath
 import os
 import re
 import stat
+import sys
 import warnings
 
 from ._messages import TensorProto
@@ -85,13 +86,31 @@ class ExternalDataInfo:
                 f"Ignoring unknown external data key(s) {shown!r}"
                 + (f" and {more} more" if more > 0 else "")
                 + f" for tensor {name!r}. Allowed keys: {sorted(ALLOWED_KEYS)}",
-                stacklevel=4,
+                stacklevel=_caller_outside_package(),
             )
         self.location = values.get("location", "")
         self.checksum = values.get("checksum")
         self.offset = _non_negative(values.get("offset"), "offset", name)
         self.length = _non_negative(values.get("length"), "length", name)
         self.parts = split_location(self.location, name)
+
+
+def _caller_outside_package() -> int:
+    """The ``stacklevel`` that points a warning, raised by the caller of this
+    function, at the first frame outside this package: the user's call,
+    however many of this package's functions (``to_array``, ``to_list``, a
+    sparse tensor's values) lie between."""
+    package = __name__.rpartition(".")[0]
+    inside = package + "."
+    frame = sys._getframe(1)  # the function that warns: stacklevel 1
+    level = 1
+    while frame.f_back is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name != package and not name.startswith(inside):
+            break
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def _non_negative(text: str | None, what: str, name: str) -> int | None:

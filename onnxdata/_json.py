@@ -2,11 +2,16 @@
 
 :func:`to_json` gives what ``google.protobuf.json_format.MessageToJson`` gives
 (lowerCamelCase names, 64-bit integers as strings, bytes as base64, float32 in
-its shortest round-tripping form, ``"NaN"``/``"Infinity"``, ``data_location``
-by enum name, unknown fields dropped); :func:`from_json` accepts what
-``json_format.Parse`` accepts for these messages: either field name spelling,
-integers as numbers or strings, enums by name or number, standard or URL-safe
-base64 with or without padding, ``null`` for "not set".
+its shortest round-tripping form, ``"NaN"``/``"Infinity"``, enum fields such
+as ``data_location`` by name, unknown fields dropped); :func:`from_json`
+accepts what ``json_format.Parse`` accepts for these messages: either field
+name spelling, integers as numbers or strings, enums by name or number (a
+closed proto2 enum takes only its own numbers), standard or URL-safe base64
+with or without padding, ``null`` for "not set", 100 levels of messages.
+
+Both walk the schema (``spec_of(cls).fields``: kind, label, JSON name, enum,
+message class), so they work for any message class built with
+``_schema.message`` and name no field.
 """
 
 from __future__ import annotations
@@ -20,88 +25,19 @@ import struct
 from array import array
 from typing import Any
 
-from ._messages import (
-    MapProto,
-    Message,
-    OptionalProto,
-    SequenceProto,
-    SparseTensorProto,
-    StringStringEntryProto,
-    TensorProto,
-)
+from ._schema import BYTES, DOUBLE, ENUM, FLOAT, INT32, INT64, MESSAGE, UINT64, spec_of
+from ._wire import MAX_DEPTH
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from ._messages import Message
+    from ._schema import FieldSpec, MessageSpec
 
 __all__ = ["JSONError", "from_json", "from_json_object", "to_json", "to_json_object"]
 
 _F32 = struct.Struct("<f")
-
-# field name -> (kind, repeated); kind is a scalar kind or a message class.
-_Spec = dict[str, tuple[Any, bool]]
-_SPECS: dict[type[Message], _Spec] = {
-    StringStringEntryProto: {"key": ("string", False), "value": ("string", False)},
-    TensorProto.Segment: {"begin": ("int64", False), "end": ("int64", False)},
-}
-_SPECS[TensorProto] = {
-    "dims": ("int64", True),
-    "data_type": ("int32", False),
-    "segment": (TensorProto.Segment, False),
-    "float_data": ("float", True),
-    "int32_data": ("int32", True),
-    "string_data": ("bytes", True),
-    "int64_data": ("int64", True),
-    "name": ("string", False),
-    "doc_string": ("string", False),
-    "raw_data": ("bytes", False),
-    "external_data": (StringStringEntryProto, True),
-    "data_location": ("location", False),
-    "double_data": ("double", True),
-    "uint64_data": ("uint64", True),
-    "metadata_props": (StringStringEntryProto, True),
-}
-_SPECS[SparseTensorProto] = {
-    "values": (TensorProto, False),
-    "indices": (TensorProto, False),
-    "dims": ("int64", True),
-}
-_SPECS[SequenceProto] = {
-    "name": ("string", False),
-    "elem_type": ("int32", False),
-    "tensor_values": (TensorProto, True),
-    "sparse_tensor_values": (SparseTensorProto, True),
-    "sequence_values": (SequenceProto, True),
-    "map_values": (MapProto, True),
-    "optional_values": (OptionalProto, True),
-}
-_SPECS[MapProto] = {
-    "name": ("string", False),
-    "key_type": ("int32", False),
-    "keys": ("int64", True),
-    "string_keys": ("bytes", True),
-    "values": (SequenceProto, False),
-}
-_SPECS[OptionalProto] = {
-    "name": ("string", False),
-    "elem_type": ("int32", False),
-    "tensor_value": (TensorProto, False),
-    "sparse_tensor_value": (SparseTensorProto, False),
-    "sequence_value": (SequenceProto, False),
-    "map_value": (MapProto, False),
-    "optional_value": (OptionalProto, False),
-}
-_LOCATIONS = {"DEFAULT": 0, "EXTERNAL": 1}
-_LOCATION_NAMES = {v: k for k, v in _LOCATIONS.items()}
-_RANGES = {
-    "int32": (-(2**31), 2**31 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-    "uint64": (0, 2**64 - 1),
-}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(p[:1].upper() + p[1:] for p in rest)
-
-
-_JSON_NAMES = {cls: {_camel(n): n for n in spec} for cls, spec in _SPECS.items()}
+_INTEGERS = frozenset({INT32, INT64, UINT64})
+_SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
 class JSONError(ValueError):
@@ -123,27 +59,41 @@ def _shortest_float(value: float) -> float:
     return rounded
 
 
-def _scalar_out(kind: str, value: Any) -> Any:
-    if kind in ("int64", "uint64"):
+def _float_out(value: Any, single: bool) -> Any:
+    value = float(value)
+    if single:  # a list may hold doubles: write what the wire would hold
+        try:
+            value = _F32.unpack(_F32.pack(value))[0]
+        except OverflowError:
+            value = math.copysign(math.inf, value)
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return _shortest_float(value) if single else value
+
+
+def _enum_out(f: FieldSpec, value: Any) -> Any:
+    number = int(value)
+    assert f.enum is not None
+    try:
+        return f.enum(number).name
+    except ValueError:  # set by hand to a number the enum lacks: protobuf writes the number
+        return number
+
+
+def _scalar_out(f: FieldSpec, value: Any) -> Any:
+    kind = f.kind
+    if kind in (INT64, UINT64):
         return str(int(value))
-    if kind == "int32":
+    if kind == INT32:
         return int(value)
-    if kind in ("float", "double"):
-        value = float(value)
-        if kind == "float":  # a list may hold doubles: store what the wire would
-            try:
-                value = _F32.unpack(_F32.pack(value))[0]
-            except OverflowError:
-                value = math.copysign(math.inf, value)
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return _shortest_float(value) if kind == "float" else value
-    if kind == "bytes":
+    if kind in (FLOAT, DOUBLE):
+        return _float_out(value, kind == FLOAT)
+    if kind == BYTES:
         return base64.b64encode(bytes(value)).decode("ascii")
-    if kind == "location":
-        return _LOCATION_NAMES.get(int(value), int(value))
+    if kind == ENUM:
+        return _enum_out(f, value)
     return str(value)
 
 
@@ -151,24 +101,37 @@ def to_json_object(message: Message) -> dict[str, Any]:
     """The message as the dict ``json_format.MessageToDict`` would give.
 
     Raises:
-        TypeError: ``message`` is not an onnxdata message.
+        TypeError: ``message`` is not an onnxdata message, or a message field
+            holds something else.
+        ValueError: messages are nested more than 100 deep (as the encoder,
+            which refuses them too; a message that contains itself is one).
     """
-    spec = _SPECS.get(type(message))
-    if spec is None:
-        raise TypeError(f"not an onnxdata message: {type(message).__name__}")
+    return _to_object(message, 0)
+
+
+def _to_object(message: Any, depth: int) -> dict[str, Any]:
+    try:
+        spec = spec_of(type(message))
+    except TypeError:
+        raise TypeError(f"not an onnxdata message: {type(message).__name__}") from None
+    if depth > MAX_DEPTH:
+        raise ValueError(
+            f"{spec.name}: messages nested more than {MAX_DEPTH} deep "
+            "(a message that contains itself?)"
+        )
     out: dict[str, Any] = {}
-    for name, (kind, repeated) in spec.items():
-        value = getattr(message, name)
-        if repeated:
-            if not len(value):
+    for f in spec.fields:
+        value = getattr(message, f.name)
+        if f.repeated:
+            if value is None or not len(value):
                 continue
-            if isinstance(kind, type):
-                out[_camel(name)] = [to_json_object(v) for v in value]
+            if f.kind == MESSAGE:
+                out[f.json_name] = [_to_object(v, depth + 1) for v in value]
             else:
-                out[_camel(name)] = [_scalar_out(kind, v) for v in value]
+                out[f.json_name] = [_scalar_out(f, v) for v in value]
         elif value is not None:
-            out[_camel(name)] = (
-                to_json_object(value) if isinstance(kind, type) else _scalar_out(kind, value)
+            out[f.json_name] = (
+                _to_object(value, depth + 1) if f.kind == MESSAGE else _scalar_out(f, value)
             )
     return out
 
@@ -177,12 +140,14 @@ def to_json(message: Message, indent: int | None = 2) -> str:
     """The message as the text ``json_format.MessageToJson`` gives (same JSON value).
 
     Raises:
-        TypeError: ``message`` is not an onnxdata message.
+        TypeError: ``message`` is not an onnxdata message, or a message field
+            holds something else.
+        ValueError: messages are nested more than 100 deep.
     """
     return json.dumps(to_json_object(message), indent=indent)
 
 
-def _int_in(value: Any, kind: str, path: str) -> int:
+def _int_in(value: Any, f: FieldSpec, path: str) -> int:
     if isinstance(value, bool):
         raise JSONError(f"bool {value} is not an integer", path)
     if isinstance(value, float):
@@ -198,17 +163,18 @@ def _int_in(value: Any, kind: str, path: str) -> int:
             number = int(value)
         except ValueError:
             try:
-                f = float(value)
+                as_float = float(value)
             except ValueError:
                 raise JSONError(f"{value!r} is not an integer", path) from None
-            if not f.is_integer():
+            if not as_float.is_integer():
                 raise JSONError(f"{value!r} is not an integer", path) from None
-            number = int(f)
+            number = int(as_float)
     else:
         raise JSONError(f"{type(value).__name__} is not an integer", path)
-    lo, hi = _RANGES[kind]
+    assert f.bounds is not None
+    lo, hi = f.bounds
     if not lo <= number <= hi:
-        raise JSONError(f"{number} is out of range for {kind}", path)
+        raise JSONError(f"{number} is out of range for {f.kind}", path)
     return number
 
 
@@ -216,7 +182,7 @@ def _float_in(value: Any, kind: str, path: str) -> float:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             raise JSONError(f'{value} must be quoted ("NaN", "Infinity", "-Infinity")', path)
-        if kind == "float":
+        if kind == FLOAT:
             # protobuf refuses 3.4028235e+38, which its own writer prints for
             # FLT_MAX; onnxdata takes any number that rounds to a finite float32.
             try:
@@ -230,39 +196,48 @@ def _float_in(value: Any, kind: str, path: str) -> float:
             return float(value)
         except ValueError:
             pass
-        special = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
-        if value in special:
-            return special[value]
+        except OverflowError:  # an integer of hundreds of digits
+            raise JSONError(f"{value} is out of range for {kind}", path) from None
+        if value in _SPECIAL:
+            return _SPECIAL[value]
     raise JSONError(f"{value!r} is not a number", path)
 
 
 def _bytes_in(value: Any, path: str) -> bytes:
     if not isinstance(value, str):
         raise JSONError(f"{type(value).__name__} is not base64 text", path)
-    data = value.encode("utf-8")
     try:
+        data = value.encode("utf-8")
         return base64.urlsafe_b64decode(data + b"=" * (4 - len(data) % 4))
     except (binascii.Error, ValueError) as err:
         raise JSONError(f"invalid base64: {err}", path) from None
 
 
-def _scalar_in(kind: str, value: Any, path: str) -> Any:
-    if kind in _RANGES:
-        return _int_in(value, kind, path)
-    if kind in ("float", "double"):
+def _enum_in(f: FieldSpec, value: Any, path: str) -> int:
+    enum = f.enum
+    assert enum is not None
+    if isinstance(value, str) and value in enum.__members__:
+        return int(enum[value])
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise JSONError(f"{value!r} is not a {enum.__qualname__}", path) from None
+    try:
+        return int(enum(number))
+    except ValueError:  # a closed (proto2) enum takes no other number
+        raise JSONError(f"{value!r} is not a {enum.__qualname__}", path) from None
+
+
+def _scalar_in(f: FieldSpec, value: Any, path: str) -> Any:
+    kind = f.kind
+    if kind in _INTEGERS:
+        return _int_in(value, f, path)
+    if kind in (FLOAT, DOUBLE):
         return _float_in(value, kind, path)
-    if kind == "bytes":
+    if kind == BYTES:
         return _bytes_in(value, path)
-    if kind == "location":
-        if isinstance(value, str) and value in _LOCATIONS:
-            return _LOCATIONS[value]
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            raise JSONError(f"{value!r} is not a DataLocation", path) from None
-        if number not in _LOCATION_NAMES:
-            raise JSONError(f"{value!r} is not a DataLocation", path)
-        return number
+    if kind == ENUM:
+        return _enum_in(f, value, path)
     if not isinstance(value, str):
         raise JSONError(f"{type(value).__name__} is not a string", path)
     if re.search("[\ud800-\udfff]", value):
@@ -270,47 +245,67 @@ def _scalar_in(kind: str, value: Any, path: str) -> Any:
     return value
 
 
+_NAMES: dict[MessageSpec, dict[str, FieldSpec]] = {}
+
+
+def _names(spec: MessageSpec) -> dict[str, FieldSpec]:
+    """Both spellings of every field name (JSON name first, as protobuf looks them up)."""
+    names = _NAMES.get(spec)
+    if names is None:
+        names = {f.name: f for f in spec.fields}
+        names.update((f.json_name, f) for f in spec.fields)
+        _NAMES[spec] = names
+    return names
+
+
 def from_json_object(cls: type[Message], obj: Any, path: str = "") -> Message:
     """Build a message of type ``cls`` from a parsed JSON object.
 
     Raises:
-        JSONError: a name is unknown or repeated, or a value has the wrong form.
+        JSONError: a name is unknown, a value has the wrong form, or messages
+            are nested more than 100 deep (``json_format.Parse``'s limit).
+        TypeError: ``cls`` is not a message class.
     """
-    path = path or cls.__qualname__
-    spec = _SPECS[cls]
+    message: Message = _from_object(spec_of(cls), obj, path, 1)
+    return message
+
+
+def _from_object(spec: MessageSpec, obj: Any, path: str, depth: int) -> Any:
+    path = path or spec.name
+    if depth > MAX_DEPTH:
+        raise JSONError(f"messages nested more than {MAX_DEPTH} deep", path)
     if not isinstance(obj, dict):
-        raise JSONError(f"expected an object for {cls.__qualname__}", path)
-    names = _JSON_NAMES[cls]
-    message = cls()
+        raise JSONError(f"expected an object for {spec.name}", path)
+    names = _names(spec)
+    message = spec.cls()
     for key, value in obj.items():
-        name = names.get(key) or (key if key in spec else None)
-        if name is None:
-            raise JSONError(f"{cls.__qualname__} has no field {key!r}", path)
-        kind, repeated = spec[name]
+        f = names.get(key)
+        if f is None:
+            raise JSONError(f"{spec.name} has no field {key!r}", path)
+        name = f.name
         where = f"{path}.{name}"
         if value is None:
-            setattr(message, name, type(getattr(cls(), name))() if repeated else None)
+            setattr(message, name, f.container() if f.repeated else None)
             continue
-        if repeated:
-            if not isinstance(value, list):
-                raise JSONError(f"a repeated field takes a list, not {value!r}", where)
-            items: list[Any] = []
-            for i, item in enumerate(value):
-                if item is None:
-                    raise JSONError("null is not allowed in a repeated field", f"{where}[{i}]")
-                if isinstance(kind, type):
-                    items.append(from_json_object(kind, item, f"{where}[{i}]"))
-                else:
-                    items.append(_scalar_in(kind, item, f"{where}[{i}]"))
-            current = getattr(cls(), name)
-            if isinstance(current, array):
-                setattr(message, name, array(current.typecode, items))
+        sub = spec_of(f.message) if f.kind == MESSAGE else None
+        if not f.repeated:
+            if sub is not None:
+                setattr(message, name, _from_object(sub, value, where, depth + 1))
             else:
-                setattr(message, name, items)
-        elif isinstance(kind, type):
-            setattr(message, name, from_json_object(kind, value, where))
-        else:
-            setattr(message, name, _scalar_in(kind, value, where))
+                setattr(message, name, _scalar_in(f, value, where))
+            continue
+        if not isinstance(value, list):
+            raise JSONError(f"a repeated field takes a list, not {value!r}", where)
+        items: list[Any] = []
+        for i, item in enumerate(value):
+            at = f"{where}[{i}]"
+            if item is None:
+                raise JSONError("null is not allowed in a repeated field", at)
+            if sub is not None:
+                items.append(_from_object(sub, item, at, depth + 1))
+            else:
+                items.append(_scalar_in(f, item, at))
+        setattr(message, name, array(f.typecode, items) if f.typecode else items)
     return message
 
 
@@ -336,4 +331,6 @@ def from_json(cls: type[Message], text: str | bytes) -> Message:
         raise
     except ValueError as err:
         raise JSONError(f"not JSON: {err}", "") from None
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise JSONError("not JSON this parser can read: nested too deep", "") from None
     return from_json_object(cls, obj)

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy.typing as npt
 
+from ._datatypes import DATA_TYPES, element_fields
 from ._messages import (
     MapProto,
     Message,
@@ -50,20 +51,9 @@ __all__ = [
     "to_optional",
 ]
 
-_SEQUENCE_FIELDS = {
-    SequenceProto.TENSOR: "tensor_values",
-    SequenceProto.SPARSE_TENSOR: "sparse_tensor_values",
-    SequenceProto.SEQUENCE: "sequence_values",
-    SequenceProto.MAP: "map_values",
-    SequenceProto.OPTIONAL: "optional_values",
-}
-_OPTIONAL_FIELDS = {
-    OptionalProto.TENSOR: "tensor_value",
-    OptionalProto.SPARSE_TENSOR: "sparse_tensor_value",
-    OptionalProto.SEQUENCE: "sequence_value",
-    OptionalProto.MAP: "map_value",
-    OptionalProto.OPTIONAL: "optional_value",
-}
+# elem_type -> the field that holds elements of that type (the schema's tables).
+_SEQUENCE_FIELDS = {k: f.name for k, f in element_fields(SequenceProto).items()}
+_OPTIONAL_FIELDS = {k: f.name for k, f in element_fields(OptionalProto).items()}
 # elem_type codes as plain ints, the same in SequenceProto and OptionalProto.
 _TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL = (
     int(SequenceProto.TENSOR),
@@ -73,18 +63,7 @@ _TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL = (
     int(SequenceProto.OPTIONAL),
 )
 _OPTIONAL_TYPES = frozenset(int(t) for t in OptionalProto.DataType)
-_INT_KEY_TYPES = frozenset(
-    {
-        TensorProto.INT8,
-        TensorProto.INT16,
-        TensorProto.INT32,
-        TensorProto.INT64,
-        TensorProto.UINT8,
-        TensorProto.UINT16,
-        TensorProto.UINT32,
-        TensorProto.UINT64,
-    }
-)
+_INT_KEY_TYPES = frozenset(d.value for d in DATA_TYPES.values() if d.key is not None)
 
 
 def to_array(tensor: TensorProto | SparseTensorProto, base_dir: str = "") -> npt.NDArray[Any]:
@@ -150,6 +129,15 @@ def from_dense(
     return dense_to_sparse(array, name, coordinates=coordinates)
 
 
+def _too_deep() -> ValueError:
+    """The error of a hand-built chain of messages deeper than Python's recursion
+    limit (protobuf cannot parse more than 100 levels)."""
+    return ValueError(
+        "messages nested too deep to convert (deeper than Python's recursion limit; "
+        "protobuf allows 100 levels)"
+    )
+
+
 def _check_elem_type(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} must be an int, not {type(value).__name__}")
@@ -178,7 +166,8 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     Raises:
         TypeError: ``elem_type`` is unset, UNDEFINED or unknown (as onnx).
         ValueError: a value field other than ``elem_type``'s holds elements,
-            or an element is invalid (see :func:`to_array`, :func:`to_dict`).
+            an element is invalid (see :func:`to_array`, :func:`to_dict`), or
+            messages are nested deeper than Python's recursion limit.
     """
     s = sequence
     try:  # the elements of all five fields
@@ -204,15 +193,17 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     else:
         raise TypeError("The element type in the input sequence is not supported.")
     # The other fields are empty when ``values`` holds all the elements: one
-    # sum instead of _only_field's loop (nested50 to_optional: 46 -> 17 us with
-    # the same in to_optional and tensor_to_array's fast path).
+    # sum instead of _only_field's loop (the same in to_optional).
     if total < 0 or len(values) != total:
-        _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[elem_type], "SequenceProto")  # type: ignore[index]
-    if total == 1 and type(values) is list:
-        # One element (nested sequences): a comprehension costs more than the
-        # call it makes (nested50 to_list: 17.4 -> 11.9 us).
-        return [convert(values[0])]
-    return [convert(v) for v in values]
+        _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[elem_type], "SequenceProto")
+    try:
+        if total == 1 and type(values) is list:
+            # One element (nested sequences): a comprehension costs more than the
+            # call it makes.
+            return [convert(values[0])]
+        return [convert(v) for v in values]
+    except RecursionError:
+        raise _too_deep() from None
 
 
 def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None) -> SequenceProto:
@@ -260,7 +251,7 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
                 "for all elements and therefore is not supported as a sequence."
             )
     if elem_type == SequenceProto.TENSOR:
-        # (an ndarray, the usual element, skips isinstance and asarray: 10,000: -1.2 ms)
+        # (an ndarray, the usual element, skips isinstance and asarray)
         sequence.tensor_values = [
             array_to_tensor(e)
             if type(e) is np.ndarray
@@ -300,7 +291,8 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
     Raises:
         ValueError: keys and values differ in number (onnx: IndexError), a key
             repeats (onnx keeps the last), ``key_type`` is not an integer type
-            or STRING, or the other key field holds keys too.
+            or STRING, the other key field holds keys too, or messages are
+            nested deeper than Python's recursion limit.
         TypeError: ``values`` has an unsupported element type (as onnx).
     """
     m = map_proto
@@ -420,8 +412,9 @@ def to_optional(optional: OptionalProto) -> Any | None:
 
     Raises:
         TypeError: ``elem_type`` is unknown (as onnx).
-        ValueError: a value field other than ``elem_type``'s is set, or the
-            value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`).
+        ValueError: a value field other than ``elem_type``'s is set, the
+            value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`),
+            or messages are nested deeper than Python's recursion limit.
     """
     o = optional
     elem_type = o.elem_type
@@ -448,8 +441,11 @@ def to_optional(optional: OptionalProto) -> Any | None:
         + (o.sequence_value is not None) + (o.map_value is not None)
         + (o.optional_value is not None) != (value is not None)
     ):  # fmt: skip
-        _only_field(o, _OPTIONAL_FIELDS, _OPTIONAL_FIELDS[elem_type], "OptionalProto")  # type: ignore[index]
-    return None if value is None else convert(value)
+        _only_field(o, _OPTIONAL_FIELDS, _OPTIONAL_FIELDS[elem_type], "OptionalProto")
+    try:
+        return None if value is None else convert(value)
+    except RecursionError:
+        raise _too_deep() from None
 
 
 def from_optional(

@@ -23,16 +23,17 @@ try:
 except ImportError as exc:  # pragma: no cover - tested in a subprocess
     raise ImportError("onnxdata.strategies needs hypothesis: pip install 'onnxdata[fuzz]'") from exc
 
-from ._check import _BITS, _KEY_RANGES
+from ._datatypes import DATA_TYPES, element_fields
 from ._messages import (
+    MESSAGE_TYPES,
     MapProto,
     Message,
     OptionalProto,
     SequenceProto,
     SparseTensorProto,
-    StringStringEntryProto,
     TensorProto,
 )
+from ._schema import BYTES, DOUBLE, ENUM, FLOAT, KINDS, MESSAGE, spec_of
 from ._wire import encode_varint
 
 __all__ = [
@@ -47,29 +48,8 @@ __all__ = [
 ]
 
 DT = TensorProto.DataType
-_DTYPES = [d for d in DT if d != DT.UNDEFINED]
-_INT_RANGES: dict[int, tuple[int, int]] = {
-    DT.INT8: (-128, 127),
-    DT.UINT8: (0, 255),
-    DT.INT16: (-(2**15), 2**15 - 1),
-    DT.UINT16: (0, 2**16 - 1),
-    DT.INT32: (-(2**31), 2**31 - 1),
-    DT.BOOL: (0, 1),
-    DT.FLOAT16: (0, 2**16 - 1),
-    DT.BFLOAT16: (0, 2**16 - 1),
-    DT.FLOAT8E4M3FN: (0, 255),
-    DT.FLOAT8E4M3FNUZ: (0, 255),
-    DT.FLOAT8E5M2: (0, 255),
-    DT.FLOAT8E5M2FNUZ: (0, 255),
-    DT.FLOAT8E8M0: (0, 255),
-    DT.UINT4: (0, 255),  # two 4-bit elements per entry
-    DT.INT4: (0, 255),
-    DT.FLOAT4E2M1: (0, 255),
-    DT.UINT2: (0, 255),  # four 2-bit elements per entry
-    DT.INT2: (0, 255),
-    DT.FLOAT6E2M3: (0, 63),
-    DT.FLOAT6E3M2: (0, 63),
-}
+_DTYPES = [DT(d) for d in DATA_TYPES]
+_TENSOR_FIELDS = spec_of(TensorProto).by_name
 _SHAPES = st.lists(st.integers(0, 4), max_size=3)
 _TEXT = st.text(max_size=8)
 
@@ -107,31 +87,27 @@ def tensors(
     t = TensorProto(dims=dims, data_type=dt)
     if name or (name is None and draw(st.booleans())):
         t.name = draw(_TEXT)
+    info = DATA_TYPES[dt]
     if use == "raw":
-        size = (n * _BITS[dt] + 7) // 8
+        size = info.raw_size(n)
         if dt == DT.BOOL:
             t.raw_data = bytes(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
         else:
             t.raw_data = draw(st.binary(min_size=size, max_size=size))
         return t
-    if dt in (DT.FLOAT, DT.COMPLEX64):
-        k = n * (2 if dt == DT.COMPLEX64 else 1)
-        t.float_data = draw(st.lists(_floats(32), min_size=k, max_size=k))
-    elif dt in (DT.DOUBLE, DT.COMPLEX128):
-        k = n * (2 if dt == DT.COMPLEX128 else 1)
-        t.double_data = draw(st.lists(_floats(64), min_size=k, max_size=k))
-    elif dt == DT.STRING:
-        t.string_data = draw(st.lists(st.binary(max_size=6), min_size=n, max_size=n))
-    elif dt == DT.INT64:
-        t.int64_data = draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=n, max_size=n))
-    elif dt in (DT.UINT32, DT.UINT64):
-        hi = 2**32 - 1 if dt == DT.UINT32 else 2**64 - 1
-        t.uint64_data = draw(st.lists(st.integers(0, hi), min_size=n, max_size=n))
+    kind = _TENSOR_FIELDS[info.storage].kind
+    values: st.SearchStrategy[Any]
+    if kind == FLOAT:
+        values = _floats(32)
+    elif kind == DOUBLE:
+        values = _floats(64)
+    elif kind == BYTES:
+        values = st.binary(max_size=6)
     else:
-        bits = _BITS[dt]
-        k = -(-n * bits // 8) if bits in (2, 4) else n
-        lo, hi = _INT_RANGES[dt]
-        t.int32_data = draw(st.lists(st.integers(lo, hi), min_size=k, max_size=k))
+        assert info.stored is not None  # an integer-stored type
+        values = st.integers(*info.stored)
+    k = info.stored_count(n)
+    setattr(t, info.storage, draw(st.lists(values, min_size=k, max_size=k)))
     return t
 
 
@@ -144,7 +120,7 @@ def sparse_tensors(draw: Any, dtype: int | None = None) -> SparseTensorProto:
     linear = sorted(draw(st.sets(st.integers(0, size - 1), max_size=min(size, 6))))
     nnz = len(linear)
     if dtype is None:
-        dtype = draw(st.sampled_from([d for d in _DTYPES if _BITS.get(d, 8) >= 8]))
+        dtype = draw(st.sampled_from([d for d in _DTYPES if not DATA_TYPES[d].packed]))
     values = draw(tensors(dtype=dtype, shape=[nnz], name=True))
     if not values.name:
         values.name = "values"
@@ -166,7 +142,8 @@ def sparse_tensors(draw: Any, dtype: int | None = None) -> SparseTensorProto:
     return SparseTensorProto(values=values, indices=indices, dims=dims)
 
 
-_KINDS = ("tensor", "sparse_tensor", "sequence", "map", "optional")
+# The integer types a map key may have, in data type order.
+_KEY_TYPES = [DT(d.value) for d in DATA_TYPES.values() if d.key is not None]
 
 
 def _elements(draw: Any, kind: int, count: int, depth: int) -> list[Any]:
@@ -194,7 +171,7 @@ def sequences(draw: Any, elem_type: int | None = None, max_depth: int = 2) -> Se
     if draw(st.booleans()):
         seq.name = draw(_TEXT)
     items = _elements(draw, kind, draw(st.integers(0, 3)), max_depth)
-    setattr(seq, f"{_KINDS[kind - 1]}_values", items)
+    setattr(seq, element_fields(SequenceProto)[kind].name, items)
     return seq
 
 
@@ -202,7 +179,7 @@ def sequences(draw: Any, elem_type: int | None = None, max_depth: int = 2) -> Se
 def maps(draw: Any, key_type: int | None = None, max_depth: int = 2) -> MapProto:
     """Valid maps: an allowed ``key_type``, distinct in-range keys in the
     matching field, as many values (of one type) as keys."""
-    kt = key_type if key_type is not None else draw(st.sampled_from([*_KEY_RANGES, DT.STRING]))
+    kt = key_type if key_type is not None else draw(st.sampled_from([*_KEY_TYPES, DT.STRING]))
     m = MapProto(key_type=kt)
     if draw(st.booleans()):
         m.name = draw(_TEXT)
@@ -210,13 +187,17 @@ def maps(draw: Any, key_type: int | None = None, max_depth: int = 2) -> MapProto
         m.string_keys = draw(st.lists(st.binary(max_size=4), unique=True, max_size=3))
         count = len(m.string_keys)
     else:
-        lo, hi = _KEY_RANGES[kt]
+        key = DATA_TYPES[kt].key
+        assert key is not None
+        lo, hi = key
         lo = max(lo, 0) if kt == DT.UINT64 else lo
         m.keys = draw(st.lists(st.integers(lo, hi), unique=True, max_size=3))
         count = len(m.keys)
     kind = draw(_kinds(max_depth, (1, 2, 3, 4)))
     values = SequenceProto(elem_type=kind)
-    setattr(values, f"{_KINDS[kind - 1]}_values", _elements(draw, kind, count, max_depth))
+    setattr(
+        values, element_fields(SequenceProto)[kind].name, _elements(draw, kind, count, max_depth)
+    )
     m.values = values
     return m
 
@@ -229,7 +210,7 @@ def optionals(draw: Any, elem_type: int | None = None, max_depth: int = 2) -> Op
     if draw(st.booleans()):
         o.name = draw(_TEXT)
     if draw(st.integers(0, 3)):
-        setattr(o, f"{_KINDS[kind - 1]}_value", _elements(draw, kind, 1, max_depth)[0])
+        setattr(o, element_fields(OptionalProto)[kind].name, _elements(draw, kind, 1, max_depth)[0])
     return o
 
 
@@ -246,59 +227,12 @@ def messages(max_depth: int = 2) -> st.SearchStrategy[Message]:
 
 # ---- wire level ---------------------------------------------------------------------------
 
-# field number -> (kind, repeated): kind is "varint", "len", "i32", "i64" or a message class;
-# packed fields are marked by the element kind in a tuple ("packed", elem).
-_Field = tuple[Any, bool]
-_SCHEMA: dict[type[Message], dict[int, _Field]] = {
-    TensorProto.Segment: {1: ("varint", False), 2: ("varint", False)},
-    StringStringEntryProto: {1: ("len", False), 2: ("len", False)},
-}
-_SCHEMA[TensorProto] = {
-    1: (("unpacked", "varint"), True),
-    2: ("varint", False),
-    3: (TensorProto.Segment, False),
-    4: (("packed", "i32"), True),
-    5: (("packed", "varint"), True),
-    6: ("len", True),
-    7: (("packed", "varint"), True),
-    8: ("len", False),
-    9: ("len", False),
-    10: (("packed", "i64"), True),
-    11: (("packed", "varint"), True),
-    12: ("len", False),
-    13: (StringStringEntryProto, True),
-    14: ("location", False),
-    16: (StringStringEntryProto, True),
-}
-_SCHEMA[SparseTensorProto] = {
-    1: (TensorProto, False),
-    2: (TensorProto, False),
-    3: (("unpacked", "varint"), True),
-}
-_SCHEMA[SequenceProto] = {
-    1: ("len", False),
-    2: ("varint", False),
-    3: (TensorProto, True),
-    4: (SparseTensorProto, True),
-    5: (SequenceProto, True),
-    6: (MapProto, True),
-    7: (OptionalProto, True),
-}
-_SCHEMA[MapProto] = {
-    1: ("len", False),
-    2: ("varint", False),
-    3: (("unpacked", "varint"), True),
-    4: ("len", True),
-    5: (SequenceProto, False),
-}
-_SCHEMA[OptionalProto] = {
-    1: ("len", False),
-    2: ("varint", False),
-    **{k: (cls, False) for k, cls in zip(range(3, 8), [TensorProto, SparseTensorProto,
-                                                       SequenceProto, MapProto, OptionalProto],
-                                         strict=True)},
-}  # fmt: skip
-_WT = {"varint": 0, "i64": 1, "len": 2, "i32": 5, "location": 0}
+# The wire form of each kind, named as _elements_of and _restate read it.
+_WIRE_NAMES = {0: "varint", 1: "i64", 2: "len", 5: "i32"}
+# An OptionalProto holding an OptionalProto: the tag of the field that nests.
+_NESTED_TAG = element_fields(OptionalProto)[SequenceProto.OPTIONAL].tag
+# The first field number no message knows: unknown fields are drawn from there up.
+_FIRST_UNKNOWN = max(n for cls in MESSAGE_TYPES for n in spec_of(cls).by_number) + 1
 
 
 def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -376,48 +310,55 @@ def _restate(draw: Any, kind: str, element: bytes) -> bytes:
 
 def _reencode(draw: Any, cls: type[Message], data: bytes, depth: int) -> list[tuple[int, bytes]]:
     """Valid non-canonical chunks ``(number, bytes)`` for the fields of ``data``."""
-    schema = _SCHEMA[cls]
+    fields = spec_of(cls).by_number
     chunks: list[tuple[int, bytes]] = []
     for number, wt, payload in _split(data):
-        kind, repeated = schema[number]
-        if isinstance(kind, type):
+        f = fields[number]
+        info = KINDS[f.kind]
+        if f.kind == MESSAGE:
             inner = payload
             if depth < 4 and draw(st.booleans()):
-                inner = b"".join(c for _, c in _reencode(draw, kind, payload, depth + 1))
+                inner = b"".join(c for _, c in _reencode(draw, f.message, payload, depth + 1))
             chunks.append((number, _field(draw, number, 2, inner)))
-        elif isinstance(kind, tuple):
-            mode, elem = kind
-            elems = [payload] if mode == "unpacked" else _elements_of(elem, payload)
+        elif f.repeated and info.packable:
+            elem = _WIRE_NAMES[info.wire_type]
+            elems = _elements_of(elem, payload) if f.packed else [payload]
             if draw(st.booleans()):  # the other encoding: unpack packed fields, pack unpacked ones
-                if mode == "packed":
+                if f.packed:
                     for e in elems:
                         chunks.append(
-                            (number, _field(draw, number, _WT[elem], _restate(draw, elem, e)))
+                            (number, _field(draw, number, info.wire_type, _restate(draw, elem, e)))
                         )
                 else:
                     chunks.append((number, _field(draw, number, 2, _restate(draw, elem, payload))))
-            elif mode == "packed":
+            elif f.packed:
                 body = b"".join(_restate(draw, elem, e) for e in elems)
                 chunks.append((number, _field(draw, number, 2, body)))
             else:
-                chunks.append((number, _field(draw, number, 0, _restate(draw, elem, payload))))
+                body = _restate(draw, elem, payload)
+                chunks.append((number, _field(draw, number, info.wire_type, body)))
         else:
-            if not repeated and draw(st.integers(0, 4)) == 0:  # a value the real one overrides
-                if kind == "len":
+            if not f.repeated and draw(st.integers(0, 4)) == 0:  # a value the real one overrides
+                if wt == 2:
                     dup = draw(st.binary(max_size=4))
-                    chunks.append((number, _field(draw, number, 2, dup)))
-                else:
+                elif wt == 0:
                     dup_value = draw(
-                        st.integers(0, 1) if kind == "location" else st.integers(0, 2**64 - 1)
+                        st.sampled_from([int(e) for e in f.enum])
+                        if f.kind == ENUM and f.enum is not None
+                        else st.integers(0, 2**64 - 1)
                     )
-                    chunks.append((number, _field(draw, number, 0, encode_varint(dup_value))))
+                    dup = encode_varint(dup_value)
+                else:
+                    size = 8 if wt == 1 else 4
+                    dup = draw(st.binary(min_size=size, max_size=size))
+                chunks.append((number, _field(draw, number, wt, dup)))
             body = payload if wt == 2 else _restate(draw, "varint" if wt == 0 else "", payload)
             chunks.append((number, _field(draw, number, wt, body)))
     return chunks
 
 
 def _unknown_field(draw: Any) -> bytes:
-    number = draw(st.integers(17, 2**29 - 1))
+    number = draw(st.integers(_FIRST_UNKNOWN, 2**29 - 1))
     wt = draw(st.sampled_from([0, 1, 2, 5]))
     if wt == 0:
         payload = _long_varint(draw, draw(st.integers(0, 2**64 - 1)))
@@ -522,12 +463,12 @@ def malformed_encodings(
     if defect == "packed float payload not a multiple of 4":
         cls = TensorProto
         data, bounds = b"", [0]
-        bad = b"\x22\x03\x00\x00\x00"
+        bad = _TENSOR_FIELDS["float_data"].tag + b"\x03\x00\x00\x00"  # 3 bytes of floats
     if defect == "nested too deep":
         cls = OptionalProto
         inner = b""
         for _ in range(101):  # 101 sub-message levels below the top: one too many
-            inner = b"\x3a" + encode_varint(len(inner)) + inner
+            inner = _NESTED_TAG + encode_varint(len(inner)) + inner
         return cls, inner, defect
     at = draw(st.sampled_from(bounds)) if defect != "length past the end" else len(data)
     return cls, data[:at] + bad + data[at:], defect

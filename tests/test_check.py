@@ -499,7 +499,7 @@ def test_odd_corners() -> None:
     assert Violation("a", "b") != "a: b"
     seq = SequenceProto(elem_type=1, tensor_values=[42])  # type: ignore[list-item]
     assert [str(v) for v in check(seq)] == [
-        "SequenceProto.tensor_values[0]: expected a message, found int"
+        "SequenceProto.tensor_values[0]: expected a TensorProto, found int"
     ]
     s = sparse([1], dims=[-3])
     assert "SparseTensorProto.dims[0]" in [v.path for v in check(s)]

@@ -332,3 +332,22 @@ def test_file_shrinking_while_read(
         ValueError, match="ended after 8 bytes while reading 16 bytes from offset 8"
     ):
         nh.to_array(external("w.bin", dims=(4,), offset="8", length="16"), str(base))
+
+
+def test_unknown_keys_warning_points_at_the_callers_line(base: Path) -> None:
+    tensor = external("w.bin", evil="1")
+    wrapped = onnxdata.OptionalProto(elem_type=1, tensor_value=tensor)
+    sparse = onnxdata.SparseTensorProto(
+        values=external("w.bin", evil="1"),
+        indices=T(dims=[12], data_type=T.INT64, int64_data=list(range(12))),
+        dims=[12],
+    )
+    with chdir(base):  # to_optional reads from the current directory
+        for call in (
+            lambda: nh.to_array(tensor),
+            lambda: nh.to_optional(wrapped),
+            lambda: nh.to_array(sparse),
+        ):
+            with pytest.warns(UserWarning, match="unknown external data key") as caught:
+                call()
+            assert [w.filename for w in caught] == [__file__]
