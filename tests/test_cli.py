@@ -46,9 +46,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def detected(path: pathlib.Path) -> type[onnxdata.Message]:
-    from onnxdata._detect import detect
-
-    return detect(path.read_bytes())[0].type
+    return type(onnxdata.load(path))
 
 
 @pytest.mark.parametrize(
