@@ -142,7 +142,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fail(path: str, message: str) -> int:
-    print(f"onnxdata: {path}: {message}", file=sys.stderr)
+    line = f"onnxdata: {path}: {message}"
+    # A lone surrogate (from a file name or a JSON key) cannot be printed as is.
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    line = line.encode(encoding, "backslashreplace").decode(encoding)
+    print(line, file=sys.stderr)
     return 2
 
 
