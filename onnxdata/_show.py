@@ -111,22 +111,21 @@ def peek(
         DecodeError: the bytes are malformed as protobuf's parser sees them.
     """
     spec = spec_of(cls)
+    known = _known(spec)
     p = Peek(spec)
     last = 0
     while pos < end:
         start = pos
         tag, after = read_tag(buf, pos, end)
         pos = skip_field(buf, start, after, end, tag, depth)
-        f = spec.by_number.get(tag >> 3)
         wire = tag & 7
-        if (
-            f is None
-            or wire not in f.accepted_wire_types()
-            or not _read(p, f, wire, buf, after, pos, depth, release)
-        ):
+        f = known.get(tag)
+        if f is None or not _read(p, f, wire, buf, after, pos, depth, release):
             p.unknown += pos - start
             last = 1 << 32  # the encoder writes unknown fields last
             continue
+        if f.repeated and f.kind in (STRING, BYTES) and tag < 0x80:
+            pos = _entries(p.fields[f.name], tag, buf, pos, end, release)
         once = not f.repeated or f.packed
         if f.number < last or wire != f.wire_type or (once and f.number == last):
             p.canonical = False
@@ -135,6 +134,51 @@ def peek(
         last = f.number
     p.misfit = _score(p)
     return p
+
+
+_KNOWN: dict[Any, dict[int, FieldSpec]] = {}
+
+
+def _known(spec: MessageSpec) -> dict[int, FieldSpec]:
+    """Tag -> field, for every wire type a parser accepts for the field."""
+    found = _KNOWN.get(spec)
+    if found is None:
+        found = _KNOWN[spec] = {
+            f.number << 3 | wire: f for f in spec.fields for wire in f.accepted_wire_types()
+        }
+    return found
+
+
+def _entries(
+    shown: Shown,
+    tag: int,
+    buf: Any,
+    pos: int,
+    end: int,
+    release: Callable[[int, int], None] | None,
+) -> int:
+    """Count the rest of a run of short entries of one string or bytes field
+    (``string_data`` of millions of strings) once the outline has its first
+    ones; return where the run ends.  Anything unusual is left to the caller."""
+    if len(shown.head) < PREVIEW:
+        return pos
+    count = size = 0
+    done = pos
+    while pos + 1 < end and buf[pos] == tag:
+        n = buf[pos + 1]
+        if n >= 0x80 or pos + 2 + n > end:
+            break
+        pos += 2 + n
+        count += 1
+        size += n
+        if release is not None and pos - done > _CHUNK:
+            release(done, pos)
+            done = pos
+    if release is not None and pos > done:
+        release(done, pos)
+    shown.count += count
+    shown.size += size
+    return pos
 
 
 def _score(p: Peek) -> int:

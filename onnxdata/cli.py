@@ -198,10 +198,16 @@ def _load(path: str, type_name: str | None) -> Message:
 
 
 def _write(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    """Write ``data`` to ``path`` atomically: a failure leaves no file behind."""
+    from ._atomic import AtomicFile
+
+    target = AtomicFile(path)
+    try:
+        target.file.write(data)
+    except BaseException:
+        target.discard()
+        raise
+    target.commit()
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
