@@ -20,7 +20,7 @@ import struct
 
 from ._datatypes import DATA_TYPES
 from ._errors import DecodeError
-from ._files import detect, type_enum, type_misfit
+from ._files import detect, tag_run, type_enum, type_misfit
 from ._messages import Message
 from ._schema import BYTES, I32, I64, KINDS, LEN, MESSAGE, STRING, VARINT, spec_of
 from ._wire import (
@@ -120,7 +120,15 @@ def peek(
         pos = skip_field(buf, start, after, end, tag, depth)
         wire = tag & 7
         f = known.get(tag)
-        if f is None or not _read(p, f, wire, buf, after, pos, depth, release):
+        if f is None:
+            run = tag_run(tag)  # the rest of a run of the same unknown field at once
+            matched = run.match(buf, start, end) if run is not None else None
+            if matched is not None:
+                pos = max(pos, matched.end())
+            p.unknown += pos - start
+            last = 1 << 32  # the encoder writes unknown fields last
+            continue
+        if not _read(p, f, wire, buf, after, pos, depth, release):
             p.unknown += pos - start
             last = 1 << 32  # the encoder writes unknown fields last
             continue

@@ -227,3 +227,33 @@ def test_detection_past_the_quick_look_agrees_with_decoding_every_type(
 def test_the_rule_is_public() -> None:
     assert {"open_regular", "not_regular", "open_buffer"} <= set(_files.__all__)
     assert onnxdata.load is _files.load
+
+
+def test_runs_of_tiny_fields_are_matched_in_bounded_pieces() -> None:
+    # An unbounded repetition would make ``re`` keep state per field.
+    run = _files.tag_run(0x78)  # field 15, varint
+    assert run is not None
+    data = b"\x78\x00" * 5000 + b"\x78\x80\x01" + b"\x10\x01"
+    assert run.match(data).end() == 2 * 4096
+    assert run.match(data, 2 * 4096, 2 * 5000).end() == 2 * 5000
+    assert run.match(data, 2 * 5000).end() == 2 * 5000 + 3
+    assert _files.tag_run(0x7A) is None  # length-delimited: lengths vary
+    assert _files.tag_run(0x80) is None  # a tag of two bytes
+
+
+def test_show_steps_over_runs_of_unknown_fields(monkeypatch: pytest.MonkeyPatch) -> None:
+    from onnxdata import _show
+
+    calls = [0]
+    real = _show.skip_field
+
+    def counting(*args: Any) -> int:
+        calls[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(_show, "skip_field", counting)
+    data = b"\x78\x00" * 100_000 + b"\x7d\x00\x00\x80\x3f" * 10_000
+    found = _show.detect_view(memoryview(data))
+    assert found.type is TensorProto and found.result.unknown == len(data)
+    assert len(found.ties) == 4
+    assert calls[0] < 5 * 100  # per type: one per 4096 fields of a run, not one per field
