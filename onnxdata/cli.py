@@ -235,11 +235,19 @@ def _show(path: str, type_name: str | None) -> list[str]:
         cls = None if type_name is None else TYPES[type_name]
         head, *lines = show(view, cls, _releaser(mapping))
     finally:
-        if mapping is not None:
-            view.release()
+        view.release()
+        _close(buf, mapping)
+    return [f"{path}: {head}", *lines]
+
+
+def _close(buf: Any, mapping: Any) -> None:
+    """Unmap a file that ``open_buffer`` mapped, once nothing refers to it."""
+    if mapping is not None:
+        try:
             buf.release()
             mapping.close()
-    return [f"{path}: {head}", *lines]
+        except BufferError:  # a view is still alive: the mapping closes with it
+            pass
 
 
 def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
@@ -264,7 +272,13 @@ def _cmd_raw(args: argparse.Namespace) -> int:
     from ._raw import dump
 
     def run() -> int:
-        result = dump(_read(args.file))
+        from ._files import open_buffer
+
+        buf, mapping = open_buffer(args.file)
+        try:
+            result = dump(buf)
+        finally:
+            _close(buf, mapping)
         if result.lines:
             print("\n".join(result.lines))
         if result.error is not None:

@@ -458,3 +458,22 @@ def test_a_directory_or_device_is_one_line(
     for path in bad:
         err = one_line_failure(capsys, command, path, *out)
         assert "not a regular file" in err
+
+
+def test_raw_reads_in_place_and_cuts_large_payloads(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from onnxdata._raw import dump
+
+    text = b"\x0a\x03abc"
+    assert dump(memoryview(bytearray(text))).lines == dump(text).lines == ["@0 1: len[3] 'abc'"]
+    big = b"a" * 70_000  # printable, but too long to be decoded as text
+    data = b"\x42" + bytes([0xF0, 0xA2, 0x04]) + big
+    path = tmp_path / "big.pb"
+    path.write_bytes(data)
+    status, out, _ = run(capsys, "raw", str(path))
+    assert status == 0
+    assert out.startswith("@0 8: len[70000] bytes 61 61 61 ")
+    assert "... (70000 bytes)" in out
+    with pytest.raises(TypeError):
+        dump("text")
