@@ -22,7 +22,20 @@ from ._datatypes import DATA_TYPES
 from ._errors import DecodeError
 from ._files import detect, tag_run, type_enum, type_misfit
 from ._messages import Message
-from ._schema import BYTES, I32, I64, KINDS, LEN, MESSAGE, STRING, VARINT, spec_of
+from ._schema import (
+    BYTES,
+    FLOAT,
+    I32,
+    I64,
+    INT32,
+    INT64,
+    KINDS,
+    LEN,
+    MESSAGE,
+    STRING,
+    VARINT,
+    spec_of,
+)
 from ._wire import (
     MASK32,
     MASK64,
@@ -44,7 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._files import Detected
     from ._schema import FieldSpec, MessageSpec
 
-__all__ = ["PREVIEW", "Peek", "outline", "peek", "show"]
+__all__ = ["PREVIEW", "Peek", "detect_view", "outline", "peek", "render", "show"]
 
 PREVIEW = 6  # values, entries or elements shown per field
 _TEXT = 64  # characters of a string shown
@@ -298,9 +311,9 @@ def _values_of(enum: Any) -> frozenset[int]:
 
 def _signed(kind: str, v: int) -> int:
     """A varint's value as a field of ``kind`` holds it."""
-    if kind == "int32":
+    if kind == INT32:
         return to_int32(v)
-    if kind == "int64":
+    if kind == INT64:
         return to_int64(v)
     return v
 
@@ -455,7 +468,7 @@ def _values(p: Peek, f: FieldSpec, shown: Shown) -> str:
     if enum is not None:
         names = [_enum_name(enum, v) for v in shown.head]
         return names[0] if not f.repeated and names else _preview(names, shown.count)
-    code = "f" if f.kind == "float" else ""
+    code = "f" if f.kind == FLOAT else ""
     if not f.repeated:
         return _preview([shown.head[-1]], 1, code)[1:-1]
     return _preview([_number(v, code) for v in shown.head], shown.count)
