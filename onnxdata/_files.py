@@ -5,17 +5,28 @@ the small fields, and the payload pages come from the page cache when (and
 only if) the values are touched.  ``save`` streams the encoding into a
 temporary file beside the target and renames it into place, so the target is
 always either the old file or the complete new one.
+
+Only regular files are read.  A FIFO, a socket, a device or a directory is
+refused before anything is read from it: it is opened without blocking
+(``O_NONBLOCK``, so a FIFO with no writer cannot hang the open), checked with
+``fstat``, and its declared size is compared with ``max_size`` before a byte
+is mapped or read.  :func:`open_regular` is that rule, for every reader of
+files in the package.
+
+This module also holds the one type detector, :func:`detect`, used by
+``load`` without a type and by ``onnxdata show``.
 """
 
 from __future__ import annotations
 
-import builtins
 import os
+import re
+import stat
 from typing import overload
 
 from ._atomic import AtomicFile
+from ._datatypes import DATA_TYPES
 from ._decode import as_byte_view, as_read_only_view, decode_part, too_large
-from ._detect import CANDIDATES, misfit
 from ._errors import DecodeError
 from ._messages import (
     MapProto,
@@ -23,42 +34,136 @@ from ._messages import (
     OptionalProto,
     SequenceProto,
     SparseTensorProto,
-    StringStringEntryProto,
     TensorProto,
 )
+from ._schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
 from ._stream import encode_to
-from ._wire import LEN, MAX_DEPTH, read_length, read_tag, skip_field
+from ._wire import MAX_DEPTH, read_length, read_tag, skip_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from typing import Any, TypeVar
+    from collections.abc import Callable
+    from typing import Any, BinaryIO, TypeVar
+
+    from ._schema import FieldSpec
 
     _M = TypeVar("_M", bound=Message)
 
+__all__ = [
+    "CANDIDATES",
+    "Detected",
+    "detect",
+    "load",
+    "misfit",
+    "not_regular",
+    "open_buffer",
+    "open_regular",
+    "save",
+    "tag_run",
+    "type_enum",
+]
 
-def open_buffer(path: Any, mmap: bool = True) -> tuple[Any, Any]:
-    """The bytes of the file at ``path``: a read-only byte view of a mapping
-    (and the mapping), or, with ``mmap=False``, for an empty file, or where
-    mapping is not available, the bytes read (and ``None``)."""
-    with open(path, "rb") as f:
+# -- opening: regular files only, sizes checked before reading ---------------------
+
+OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+"""The flags a data file is opened with: read-only, and never blocking in ``open``
+(a FIFO with no writer would otherwise wait forever)."""
+
+_KINDS_OF_FILES = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_regular(st: os.stat_result) -> str | None:
+    """None for a regular file; else what the file is ("a FIFO", "a directory", ...).
+
+    A data file must be a regular file: anything else may never end
+    (``/dev/zero``), block forever (a FIFO with no writer) or have no size to
+    check a limit against.
+    """
+    if stat.S_ISREG(st.st_mode):
+        return None
+    for test, what in _KINDS_OF_FILES:
+        if test(st.st_mode):
+            return what
+    return "not a regular file"  # pragma: no cover - e.g. a Solaris door
+
+
+def open_regular(path: Any) -> BinaryIO:
+    """Open the regular file at ``path`` for reading, refusing anything else first.
+
+    The file is opened with :data:`OPEN_FLAGS` (which cannot block) and checked
+    with ``fstat`` on the open descriptor, so nothing is read from a device, a
+    FIFO, a socket or a directory.
+
+    Raises:
+        ValueError: ``path`` is not a regular file (the message says what it is).
+        OSError: the file cannot be opened.
+    """
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        what = not_regular(os.fstat(fd))
+        if what is not None:
+            raise ValueError(f"{os.fsdecode(path)!r} is {what}, not a regular file: refused")
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_buffer(
+    path: Any, mmap: bool = True, max_size: int | None = None, cls: type[Message] = TensorProto
+) -> tuple[Any, Any]:
+    """The bytes of the regular file at ``path``: a read-only byte view of a
+    mapping (and the mapping), or, with ``mmap=False``, for an empty file, or
+    where mapping is not available, the bytes read (and ``None``).
+
+    A file whose size is over ``max_size`` is refused before anything is
+    mapped or read, with the error ``cls.decode`` gives; a file that grows
+    meanwhile is read no further than ``max_size + 1`` bytes.
+
+    Raises:
+        DecodeError: the file is larger than ``max_size``.
+        ValueError: ``path`` is not a regular file (see :func:`open_regular`).
+        OSError: the file cannot be opened, read or mapped.
+    """
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if max_size is not None and size > max_size:
+            raise too_large(cls, size, max_size)
         if mmap:
-            mapping = _map(f)
+            mapping = _map(f, size)
             if mapping is not None:
                 return memoryview(mapping), mapping
-        return f.read(), None
+        data = f.read() if max_size is None else f.read(max_size + 1)
+        if max_size is not None and len(data) > max_size:
+            raise too_large(cls, len(data), max_size)
+        return data, None
 
 
-def _map(f: Any) -> Any:
+def _map(f: Any, size: int) -> Any:
     try:
         import mmap
     except ImportError:  # pragma: no cover - e.g. WebAssembly builds
         return None
-    if os.fstat(f.fileno()).st_size == 0:
-        return None  # an empty file cannot be mapped
+    if size == 0:
+        return None  # an empty file cannot be mapped (and /proc files claim size 0)
     try:
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # pragma: no cover - a pipe, a special file
+    except (OSError, ValueError):  # pragma: no cover - a file system without mmap
         return None
+
+
+# -- load and save ----------------------------------------------------------------
 
 
 @overload
@@ -102,28 +207,33 @@ def load(
     the mapping; ``mmap=False`` reads the file instead of mapping it.
 
     ``type`` is the message class; ``None`` detects it as ``onnxdata show``
-    does: every type is tried, the best fit wins, and a tie goes to the first
-    of TensorProto, SparseTensorProto, SequenceProto, MapProto, OptionalProto.
-    Some bytes are truly ambiguous (an empty file; an ``OptionalProto``
-    holding a tensor is byte for byte a one-element ``SequenceProto``): pass
-    ``type`` whenever it is known.
+    does (see :func:`detect`): every type is tried, the best fit wins, and a
+    tie goes to the first of TensorProto, SparseTensorProto, SequenceProto,
+    MapProto, OptionalProto.  Some bytes are truly ambiguous (an empty file;
+    an ``OptionalProto`` holding a tensor is byte for byte a one-element
+    ``SequenceProto``): pass ``type`` whenever it is known.
+
+    Only a regular file is read; its size is checked against ``max_size``
+    before anything is read, so ``load("/dev/zero", max_size=...)`` or a FIFO
+    fails at once instead of reading forever or blocking.
 
     Raises:
         DecodeError: the file is not a valid encoding of ``type`` (of any
             type, when detecting: the error is the one for TensorProto), or
             is larger than ``max_size``.
+        ValueError: ``path`` is not a regular file (a directory, a FIFO, a
+            socket or a device).
         OSError: the file cannot be opened or mapped.
         TypeError: ``type`` is not a message class.
     """
-    if type is not None and not (isinstance(type, builtins.type) and issubclass(type, Message)):
+    if type is not None and not _is_message_class(type):
         raise TypeError(f"load() needs a message class or None, not {type!r}")
-    buf, mapping = open_buffer(path, mmap)
+    buf, mapping = open_buffer(path, mmap, max_size, type or TensorProto)
     view = as_byte_view(buf) if copy else as_read_only_view(buf)
     try:
-        if max_size is not None and len(view) > max_size:
-            raise too_large(type or TensorProto, len(view), max_size)
         if type is None:
-            return detect(view, copy)
+            found: Message = detect(view, copy).result
+            return found
         try:
             return decode_part(type, view, 0, len(view), MAX_DEPTH, copy)
         except DecodeError as err:
@@ -138,6 +248,14 @@ def load(
                 mapping.close()  # refused while a decoded view refers to it
             except BufferError:
                 pass
+
+
+def _is_message_class(cls: Any) -> bool:
+    try:
+        spec_of(cls)
+    except TypeError:
+        return False
+    return isinstance(cls, type) and issubclass(cls, Message)
 
 
 def save(message: Message, path: Any, *, max_size: int | None = None) -> int:
@@ -164,61 +282,139 @@ def save(message: Message, path: Any, *, max_size: int | None = None) -> int:
     return size
 
 
-# -- type detection without copies ----------------------------------------------
+# -- how well bytes fit a type, from the schema ------------------------------------
 
-# What each type reads, as "<number><wire type>[s][shape]" items: wire type v
-# (varint), l (length-delimited), i (fixed32) or q (fixed64); s marks bytes,
-# strings and packed floats (other length-delimited scalars are packed
-# varints); shape "" for a field the encoder writes once, "*" for one it
-# writes as a run of entries, "!" for a form it never writes (packed where it
-# writes unpacked, or the reverse).  Anything else is an unknown field, which
-# counts against the type.
-_WIRE = {"v": 0, "q": 1, "l": LEN, "i": 5}
-_ONCE, _RUN, _ODD = "", "*", "!"
-_Segment, _Entry = TensorProto.Segment, StringStringEntryProto
-_ELEMENT_FIELDS = "3l 4l 5l 6l 7l"
-_ELEMENT_CLASSES = {
-    3: TensorProto,
-    4: SparseTensorProto,
-    5: SequenceProto,
-    6: MapProto,
-    7: OptionalProto,
-}
+CANDIDATES: tuple[type[Message], ...] = (
+    TensorProto,
+    SparseTensorProto,
+    SequenceProto,
+    MapProto,
+    OptionalProto,
+)
+"""The types a file may hold, most specific first: a tie goes to the earlier one."""
+
+_STRING_KEY = TensorProto.DataType.STRING  # keys a map through string keys
 
 
-def _schema(
-    spec: str, subs: dict[int, type[Message]]
-) -> dict[tuple[int, int], tuple[type[Message] | None, str, bool]]:
-    """``(number, wire type) -> (sub-message class or None, shape, packed varints)``.
+class _TypeField:
+    """An int32 ``*_type`` field: which values it may take, and, for an element
+    type, which message field each value names."""
 
-    A length-delimited field that is not a sub-message, a string or bytes
-    field (those are in ``subs`` or end with ``s``) holds packed varints.
+    __slots__ = ("allowed", "elements", "enum", "field")
+
+    def __init__(self, spec: MessageSpec, f: FieldSpec) -> None:
+        self.field = f
+        own = getattr(spec.cls, "DataType", None)
+        self.elements: dict[int, FieldSpec] = {}
+        if own is not None:
+            # Each element type names the message field of that kind:
+            # TENSOR -> tensor_values, SPARSE_TENSOR -> sparse_tensor_value, ...
+            self.enum: Any = own
+            for member in own:
+                prefix = member.name.lower() + "_"
+                for child in spec.children():
+                    if child.name.startswith(prefix):
+                        self.elements[member.value] = child
+        else:
+            self.enum = TensorProto.DataType
+        values = {m.value for m in self.enum}
+        if f.name.startswith("key"):  # a map's keys: the types DATA_TYPES says may key one
+            values = {v for v, d in DATA_TYPES.items() if d.key is not None} | {_STRING_KEY}
+        self.allowed = frozenset(values)
+
+
+_TYPE_FIELDS: dict[type, tuple[_TypeField, ...]] = {}
+
+
+def _type_fields(spec: MessageSpec) -> tuple[_TypeField, ...]:
+    """The ``*_type`` fields of a message: the int32 fields that hold a data type."""
+    found = _TYPE_FIELDS.get(spec.cls)
+    if found is None:
+        found = _TYPE_FIELDS[spec.cls] = tuple(
+            _TypeField(spec, f)
+            for f in spec.fields
+            if f.kind == INT32 and not f.repeated and f.name.endswith("_type")
+        )
+    return found
+
+
+def type_enum(spec: MessageSpec, f: FieldSpec) -> Any:
+    """The enum whose names the values of field ``f`` of ``spec`` are shown with:
+    its own for an enum field; a data-type enum for an int32 ``*_type`` field
+    (the message's own ``DataType`` for an element type); else None."""
+    if f.enum is not None:
+        return f.enum
+    for t in _type_fields(spec):
+        if t.field is f:
+            return t.enum
+    return None
+
+
+def type_misfit(spec: MessageSpec, value: Callable[[FieldSpec], Any]) -> int:
+    """What a message's ``*_type`` fields cost: a value outside the enum (or not
+    a map key type), several element fields set, or one that disagrees with
+    the element type.  ``value(f)`` is the value of field ``f`` (for a message
+    field, anything true when it is set)."""
+    score = 0
+    for t in _type_fields(spec):
+        declared = value(t.field)
+        if declared is not None and declared not in t.allowed:
+            score += 1
+        if t.elements:
+            populated = [k for k, child in sorted(t.elements.items()) if value(child)]
+            if len(populated) > 1:
+                score += len(populated) - 1
+            if populated and declared is not None and populated[0] != declared:
+                score += 1
+    return score
+
+
+def misfit(msg: Message) -> int:
+    """How badly a decoded message fits its schema; 0 is a perfect fit.
+
+    Unknown fields cost their size; a ``*_type`` field that is out of range
+    or disagrees with the populated element field costs 1 (see
+    :func:`type_misfit`); sub-messages add theirs.
     """
-    out = {}
-    for item in spec.split():
-        shape = item[-1] if item[-1] in "*!" else ""
-        item = item.rstrip("*!")
-        text = item.endswith("s")
-        item = item.rstrip("s")
-        number, wire = int(item[:-1]), _WIRE[item[-1]]
-        sub = subs.get(number) if wire == LEN else None
-        packed = wire == LEN and sub is None and not text
-        out[(number, wire)] = (sub, shape, packed)
-    return out
+    spec = spec_of(type(msg))
+    score = len(msg.unknown_fields)  # type: ignore[attr-defined]
+    for f in spec.children():
+        value = getattr(msg, f.name)
+        if f.repeated:
+            for sub in value:
+                score += misfit(sub)
+        elif value is not None:
+            score += misfit(value)
+    return score + type_misfit(spec, lambda f: getattr(msg, f.name))
 
 
-_SCHEMA = {
-    TensorProto: _schema(
-        "1v* 1l! 2v 3l 4ls 4i! 5l 5v! 6ls* 7l 7v! 8ls 9ls 10ls 10q! 11l 11v! 12ls 13l* 14v 16l*",
-        {3: _Segment, 13: _Entry, 16: _Entry},
-    ),
-    _Segment: _schema("1v 2v", {}),
-    _Entry: _schema("1ls 2ls", {}),
-    SparseTensorProto: _schema("1l 2l 3v* 3l!", {1: TensorProto, 2: TensorProto}),
-    SequenceProto: _schema("1ls 2v " + _ELEMENT_FIELDS.replace("l", "l*"), _ELEMENT_CLASSES),
-    MapProto: _schema("1ls 2v 3v* 3l! 4ls* 5l", {5: SequenceProto}),
-    OptionalProto: _schema("1ls 2v " + _ELEMENT_FIELDS, _ELEMENT_CLASSES),
-}
+# -- the quick look: each field's number and wire type, from the schema -------------
+
+# (number, wire type) -> (sub-message class or None, shape, packed varints).  The
+# shape is _ONCE for a field the encoder writes once, _RUN for one it writes as a
+# run of entries, _ODD for a form it never writes (packed where it writes
+# unpacked, or the reverse).  Anything else is an unknown field.
+_ONCE, _RUN, _ODD = 0, 1, 2
+_Layout = dict[tuple[int, int], tuple["type[Message] | None", int, bool]]
+_LAYOUTS: dict[type, _Layout] = {}
+
+
+def _layout(cls: type[Message]) -> _Layout:
+    found = _LAYOUTS.get(cls)
+    if found is None:
+        found = _LAYOUTS[cls] = {}
+        for f in spec_of(cls).fields:
+            for wire in f.accepted_wire_types():
+                if wire != f.wire_type:
+                    shape = _ODD
+                else:
+                    shape = _RUN if f.repeated and not f.packed else _ONCE
+                sub = f.message if f.kind == MESSAGE else None
+                varints = wire == LEN and KINDS[f.kind].wire_type == VARINT
+                found[(f.number, wire)] = (sub, shape, varints)
+    return found
+
+
 _SCAN_FIELDS = 64  # fields looked at per message
 _SCAN_SUBS = 8  # sub-messages looked into per message
 
@@ -234,7 +430,7 @@ def _scan(view: Any, pos: int, end: int, cls: type[Message], levels: int) -> tup
     first sub-messages down ``levels`` more levels, are looked at, so these
     are lower bounds, found in microseconds.
     """
-    schema = _SCHEMA[cls]
+    layout = _layout(cls)
     unknown = 0
     differs = False
     last = 0
@@ -249,7 +445,7 @@ def _scan(view: Any, pos: int, end: int, cls: type[Message], levels: int) -> tup
             tag, after = read_tag(view, pos, end)
             pos = skip_field(view, start, after, end, tag, MAX_DEPTH)
             number = tag >> 3
-            known = schema.get((number, tag & 7))
+            known = layout.get((number, tag & 7))
             if known is None:
                 unknown += pos - start
                 last = 1 << 32  # unknown fields are written last
@@ -273,39 +469,123 @@ def _scan(view: Any, pos: int, end: int, cls: type[Message], levels: int) -> tup
     return unknown, differs, varints
 
 
+_RUNS: dict[int, re.Pattern[bytes] | None] = {}
+_RUN_BODY = {VARINT: rb"[\x80-\xff]{0,9}[\x00-\x7f]", 1: rb".{8}", 5: rb".{4}"}
+
+
+def tag_run(tag: int) -> re.Pattern[bytes] | None:
+    """A pattern that matches a run of up to 4096 whole fields with ``tag``, for a
+    one-byte tag of a varint or fixed-width field (else None).
+
+    A file of millions of tiny fields is mostly such runs; matched in C, a run
+    costs a fraction of reading its fields one by one.  (An unbounded
+    repetition would make ``re`` keep state per field: 600 MB for 5 million.)
+    """
+    if tag in _RUNS:
+        return _RUNS[tag]
+    found = None
+    if tag < 0x80 and tag >> 3 and tag & 7 in _RUN_BODY:
+        body = re.escape(bytes([tag])) + _RUN_BODY[tag & 7]
+        found = re.compile(b"(?:" + body + b"){1,4096}", re.DOTALL)
+    _RUNS[tag] = found
+    return found
+
+
+def _top_level(view: Any) -> dict[tuple[int, int], int]:
+    """The bytes of the top-level fields by ``(number, wire type)``, in one pass.
+
+    Which of them a type does not know is a lower bound of its misfit that
+    is exact at the top level, whatever the length of the file.
+    """
+    out: dict[tuple[int, int], int] = {}
+    pos, end = 0, len(view)
+    try:
+        while pos < end:
+            start = pos
+            tag, after = read_tag(view, pos, end)
+            run = tag_run(tag)
+            matched = run.match(view, start, end) if run is not None else None
+            pos = matched.end() if matched else skip_field(view, start, after, end, tag, MAX_DEPTH)
+            key = (tag >> 3, tag & 7)
+            out[key] = out.get(key, 0) + pos - start
+    except DecodeError:
+        pass  # malformed: decoding will say so
+    return out
+
+
+# -- the detector ------------------------------------------------------------------
+
+
+class Detected:
+    """What :func:`detect` found: the type, what ``read`` made of the bytes as
+    that type, and the other types that fit exactly as well (with ``ties``)."""
+
+    __slots__ = ("result", "ties", "type")
+
+    def __init__(self, type: type[Message], result: Any, ties: tuple[type[Message], ...]) -> None:
+        self.type = type
+        self.result = result
+        self.ties = ties
+
+
 class _Fit:
     """A type the bytes decode as: its misfit, and whether it re-encodes to them."""
 
-    __slots__ = ("canonical", "cls", "message", "misfit")
+    __slots__ = ("canonical", "check", "cls", "misfit", "result")
 
-    def __init__(self, cls: type[Message], message: Message, misfit: int, differs: bool) -> None:
+    def __init__(
+        self, cls: type[Message], result: Any, misfit: int, check: Callable[[], bool], differs: bool
+    ) -> None:
         self.cls = cls
-        self.message = message
+        self.result = result
         self.misfit = misfit
+        self.check = check
         self.canonical: bool | None = False if differs else None  # None: not checked yet
 
     def most(self) -> int:
         """The score at most: misfit, plus 1 unless known to re-encode exactly."""
         return self.misfit + (self.canonical is not True)
 
-    def score(self, view: Any) -> int:
+    def score(self) -> int:
         if self.canonical is None:
-            self.canonical = _encodes_to(self.message, view)
+            self.canonical = self.check()
         return self.misfit + (not self.canonical)
 
 
-def detect(view: Any, copy: bool) -> Message:
-    """The message ``_detect.detect`` would pick first, decoded from ``view``.
+def detect(
+    view: Any,
+    copy: bool = False,
+    *,
+    read: Callable[[type[Message]], tuple[Any, int, Callable[[], bool]]] | None = None,
+    ties: bool = False,
+) -> Detected:
+    """The type that the bytes in ``view`` fit best, and what they hold as that type.
 
-    ``_detect.detect`` decodes every type with copies and re-encodes each to
-    compare (misfit, plus 1 for bytes that do not re-encode exactly); on a
-    multi-GiB file that is several copies of it, and reading a GiB payload
-    as packed varints costs ten.  Here a quick look (:func:`_scan`) gives each
-    type a lower bound of its score, types are tried from the lowest bound,
-    and a type is skipped as soon as its bound is above a score already
-    reached, checking a re-encoding (chunk by chunk against the input, no
-    copy) first when that is what it takes to skip one.
+    The wire format carries no type name, so each candidate type is scored:
+    its misfit (:func:`misfit`: unknown fields cost their size, a data or
+    element type that is out of range or disagrees with the populated field
+    costs 1), plus 1 if the bytes are not exactly what protobuf would write
+    for the message.  The lowest score wins; a tie goes to the first of
+    :data:`CANDIDATES`.
+
+    Decoding every type and re-encoding each would cost several copies of a
+    large file.  Instead a quick look (:func:`_scan`, and for a file of many
+    top-level fields an exact count of the unknown ones) gives each type a
+    lower bound of its score; types are read from the lowest bound, and a
+    type is skipped as soon as a score already reached beats its bound.
+
+    ``read(cls)`` reads the bytes as ``cls`` and returns what it made, its
+    misfit, and a function that tells whether they are canonical; by
+    default :func:`decode_part` (with ``copy``).  ``onnxdata show`` passes a
+    reader that previews instead of decoding.  With ``ties``, every type
+    that scores as well as the winner is read too and listed.
+
+    Raises:
+        DecodeError: the bytes are a valid encoding of none of the types; the
+            error is the one for the first of them.
     """
+    if read is None:
+        read = _decoder(view, copy)
     bound: dict[type[Message], int] = {}
     differs: dict[type[Message], bool] = {}
     risk: dict[type[Message], int] = {}
@@ -314,39 +594,84 @@ def detect(view: Any, copy: bool) -> Message:
         bound[cls] = unknown + differs[cls]
         risk[cls] = unknown + varints  # bytes to copy or to turn into ints
     rank = {cls: i for i, cls in enumerate(CANDIDATES)}  # a tie goes to the first
+    exact_top = False
 
     def beaten(cls: type[Message], fits: list[_Fit]) -> bool:
-        """Whether a fit already decoded scores at most ``cls``'s bound, listed earlier
+        """Whether a fit already read scores at most ``cls``'s bound, listed earlier
         on a tie: then ``cls`` cannot win, whatever its score."""
         return any((f.most(), rank[f.cls]) < (bound[cls], rank[cls]) for f in fits)
 
     fits: list[_Fit] = []
     errors: dict[type[Message], DecodeError] = {}
     for cls in sorted(CANDIDATES, key=lambda c: (bound[c], risk[c], rank[c])):
+        if fits and not beaten(cls, fits) and not exact_top:
+            # Before reading a second type, make the bounds exact at the top level.
+            exact_top = True
+            _raise_bounds(view, bound, differs)
         if beaten(cls, fits):
             continue
-        for fit in fits:  # an exact score may rule ``cls`` out without decoding it
+        for fit in fits:  # an exact score may rule ``cls`` out without reading it
             if fit.canonical is None and (fit.misfit, rank[fit.cls]) < (bound[cls], rank[cls]):
-                fit.score(view)
+                fit.score()
                 if beaten(cls, fits):
                     break
         if beaten(cls, fits):
             continue
         try:
-            msg = decode_part(cls, view, 0, len(view), MAX_DEPTH, copy)
+            result, score, check = read(cls)
         except DecodeError as err:
-            err.within(cls.__qualname__)
             errors[cls] = err
             continue
-        fits.append(_Fit(cls, msg, misfit(msg), differs[cls]))
+        fits.append(_Fit(cls, result, score, check, differs[cls]))
     if not fits:
         raise next(errors[cls] for cls in CANDIDATES if cls in errors)
     # The fits that can still be best, and their exact scores if it takes them.
     top = min((f.most(), rank[f.cls]) for f in fits)
     left = [f for f in fits if (f.misfit, rank[f.cls]) <= top]
-    if len(left) == 1:
-        return left[0].message
-    return min(left, key=lambda f: (f.score(view), rank[f.cls])).message
+    best = left[0] if len(left) == 1 else min(left, key=lambda f: (f.score(), rank[f.cls]))
+    if not ties:
+        return Detected(best.cls, best.result, ())
+    score = best.score()
+    same = []
+    for cls in CANDIDATES:
+        if cls is best.cls or cls in errors or bound[cls] > score:
+            continue
+        other = next((f for f in fits if f.cls is cls), None)
+        if other is None:
+            try:
+                other = _Fit(cls, *read(cls), differs[cls])
+            except DecodeError:
+                continue
+        if other.score() == score:
+            same.append(cls)
+    return Detected(best.cls, best.result, tuple(same))
+
+
+def _raise_bounds(
+    view: Any, bound: dict[type[Message], int], differs: dict[type[Message], bool]
+) -> None:
+    """Raise each bound to the exact size of the type's unknown top-level fields."""
+    sizes = _top_level(view)
+    for cls in CANDIDATES:
+        layout = _layout(cls)
+        unknown = sum(n for key, n in sizes.items() if key not in layout)
+        bound[cls] = max(bound[cls], unknown + differs[cls])
+
+
+def _decoder(
+    view: Any, copy: bool
+) -> Callable[[type[Message]], tuple[Any, int, Callable[[], bool]]]:
+    """The default reader of :func:`detect`: decode, with the path in errors."""
+
+    def read(cls: type[Message]) -> tuple[Any, int, Callable[[], bool]]:
+        try:
+            msg = decode_part(cls, view, 0, len(view), MAX_DEPTH, copy)
+        except DecodeError as err:
+            err.within(cls.__qualname__)
+            raise
+        return msg, misfit(msg), lambda: _encodes_to(msg, view)
+
+    return read
 
 
 class _DiffersError(Exception):
@@ -369,10 +694,24 @@ class _Compare:
 
 
 def _encodes_to(msg: Message, view: Any) -> bool:
-    """``msg.encode() == view``, without making the encoding."""
-    compare = _Compare(memoryview(view))
+    """``msg.encode() == view``, without making the encoding.
+
+    The encoder writes unknown fields last, byte for byte: the top level's are
+    compared with the end of ``view`` directly, and only the known fields are
+    encoded (encoding would otherwise check every unknown field again, twice
+    the cost of decoding a file made of them).
+    """
+    whole = memoryview(view)
+    unknown = msg.unknown_fields  # type: ignore[attr-defined]
+    known = len(whole) - len(unknown)
+    if known < 0 or whole[known:] != unknown:
+        return False
+    compare = _Compare(whole[:known])
+    msg.unknown_fields = b""  # type: ignore[attr-defined]
     try:
         encode_to(msg, compare)
     except _DiffersError:
         return False
-    return compare.pos == len(view)
+    finally:
+        msg.unknown_fields = unknown  # type: ignore[attr-defined]
+    return compare.pos == known

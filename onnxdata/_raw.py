@@ -5,6 +5,9 @@ length-delimited payload that parses as a message is shown nested (a guess:
 the wire format cannot tell a message from bytes), else as text or bytes.
 Damaged input is the point: the dump goes as far as the bytes parse and
 then says where and why they break, instead of failing with nothing shown.
+
+The input is read in place (a mapped file is not copied); a payload over
+64 KiB is not decoded as text, only its first bytes are shown.
 """
 
 from __future__ import annotations
@@ -12,13 +15,18 @@ from __future__ import annotations
 import struct
 
 from ._errors import DecodeError
-from ._wire import read_length, read_tag, read_varint
+from ._wire import Buf, read_length, read_tag, read_varint
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 __all__ = ["RawDump", "dump"]
 
 _WIRE_NAMES = {0: "varint", 1: "i64", 2: "len", 3: "sgroup", 4: "egroup", 5: "i32"}
 _MAX_GUESS_DEPTH = 32
 _PREVIEW = 24
+_TEXT_LIMIT = 1 << 16  # payloads up to this size are tried as text
 
 
 class RawDump:
@@ -32,13 +40,15 @@ class RawDump:
         self.parsed = parsed  # bytes parsed cleanly before the error (or all of them)
 
 
-def dump(data: bytes) -> RawDump:
-    """Dump ``data`` field by field; never raises for bad bytes.
+def dump(data: Any) -> RawDump:
+    """Dump ``data`` (any bytes-like object) field by field; never raises for bad bytes.
 
     Raises:
         TypeError: ``data`` is not bytes-like.
     """
-    buf = bytes(data)
+    if isinstance(data, str):
+        raise TypeError("dump() needs bytes, not str")
+    buf = data if type(data) is bytes else memoryview(data).cast("B")
     lines: list[str] = []
     try:
         _fields(buf, 0, len(buf), 0, lines, None)
@@ -54,7 +64,7 @@ class _StopError(Exception):
         self.good = good
 
 
-def _fields(buf: bytes, pos: int, end: int, depth: int, out: list[str], group: int | None) -> int:
+def _fields(buf: Buf, pos: int, end: int, depth: int, out: list[str], group: int | None) -> int:
     """Dump fields in ``[pos, end)``; return the position after them (or after an end-group)."""
     pad = "  " * depth
     while pos < end:
@@ -111,7 +121,7 @@ def _fields(buf: bytes, pos: int, end: int, depth: int, out: list[str], group: i
     return pos
 
 
-def _payload(buf: bytes, pos: int, end: int, depth: int, out: list[str]) -> str:
+def _payload(buf: Buf, pos: int, end: int, depth: int, out: list[str]) -> str:
     """Describe a length-delimited payload; a nested message is appended to ``out``."""
     if pos < end and depth < _MAX_GUESS_DEPTH:
         nested: list[str] = []
@@ -134,14 +144,16 @@ def _payload(buf: bytes, pos: int, end: int, depth: int, out: list[str]) -> str:
     return f"bytes {preview}{more}{guesses}"
 
 
-def _text(data: bytes) -> str | None:
+def _text(data: Buf) -> str | None:
+    if len(data) > _TEXT_LIMIT:
+        return None
     try:
-        return data.decode("utf-8")
+        return str(data, "utf-8")
     except UnicodeDecodeError:
         return None
 
 
-def _packed_guesses(data: bytes) -> str:
+def _packed_guesses(data: Buf) -> str:
     """Packed arrays the payload could be, when the size allows."""
     guesses = []
     if data and len(data) % 4 == 0 and len(data) <= 4096:

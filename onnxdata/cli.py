@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
-from ._detect import detect
 from ._errors import DecodeError, EncodeError
 from ._messages import (
     MapProto,
@@ -23,7 +22,6 @@ from ._messages import (
     SparseTensorProto,
     TensorProto,
 )
-from ._show import outline
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -144,12 +142,21 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fail(path: str, message: str) -> int:
-    print(f"onnxdata: {path}: {message}", file=sys.stderr)
+    line = f"onnxdata: {path}: {message}"
+    # A lone surrogate (from a file name or a JSON key) cannot be printed as is.
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    line = line.encode(encoding, "backslashreplace").decode(encoding)
+    print(line, file=sys.stderr)
     return 2
 
 
 def _guarded(path: str, action: Callable[[], int]) -> int:
-    """Run ``action``; turn every expected failure into one line on stderr and status 2."""
+    """Run ``action``; turn every expected failure into one line on stderr and status 2.
+
+    Besides the library's own errors, what the standard library and numpy raise
+    for input they cannot take (a number too large, nesting too deep, a
+    declared size that cannot be allocated) is bad input too.
+    """
     try:
         return action()
     except DecodeError as err:
@@ -162,25 +169,45 @@ def _guarded(path: str, action: Callable[[], int]) -> int:
         raise
     except OSError as err:
         return _fail(path, err.strerror or str(err))
+    except RecursionError:
+        return _fail(path, "nested too deeply")
+    except MemoryError:
+        return _fail(path, "too large to hold in memory")
+    except (ValueError, OverflowError) as err:
+        return _fail(path, _one_line(err))
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split()) or type(err).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
+    """The whole of a small file (JSON, a raw dump); only a regular file is read."""
+    from ._files import open_regular
+
+    with open_regular(path) as f:
         return f.read()
 
 
 def _load(path: str, type_name: str | None) -> Message:
-    data = _read(path)
-    if type_name is not None:
-        return TYPES[type_name].decode(data)
-    return detect(data)[0].message
+    """The message in the file at ``path``, mapped and decoded without copies."""
+    from ._files import load
+
+    return load(path, None if type_name is None else TYPES[type_name])
 
 
 def _write(path: str, data: bytes) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    """Write ``data`` to ``path`` atomically: a failure leaves no file behind."""
+    from ._atomic import AtomicFile
+
+    target = AtomicFile(path)
+    try:
+        target.file.write(data)
+    except BaseException:
+        target.discard()
+        raise
+    target.commit()
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -196,23 +223,62 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 
 def _show(path: str, type_name: str | None) -> list[str]:
-    data = _read(path)
-    if type_name is not None:
-        return [f"{path}:", *outline(TYPES[type_name].decode(data), "  ")]
-    found = detect(data)
-    best = found[0]
-    lines = [f"{path}: {best.type.__qualname__}"]
-    ties = [c.type.__qualname__ for c in found[1:] if c.misfit == best.misfit]
-    if ties:
-        lines[0] += f" (ambiguous: also decodes as {', '.join(ties)}; use --type)"
-    return lines + outline(best.message, "  ")
+    """The outline of the file at ``path``, read from a mapping: only the values
+    shown are ever read, so a file of any size shows at once."""
+    from ._decode import as_read_only_view
+    from ._files import open_buffer
+    from ._show import show
+
+    buf, mapping = open_buffer(path)
+    view = as_read_only_view(buf)
+    try:
+        cls = None if type_name is None else TYPES[type_name]
+        head, *lines = show(view, cls, _releaser(mapping))
+    finally:
+        view.release()
+        _close(buf, mapping)
+    return [f"{path}: {head}", *lines]
+
+
+def _close(buf: Any, mapping: Any) -> None:
+    """Unmap a file that ``open_buffer`` mapped, once nothing refers to it."""
+    if mapping is not None:
+        try:
+            buf.release()
+            mapping.close()
+        except BufferError:  # a view is still alive: the mapping closes with it
+            pass
+
+
+def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
+    """A function that gives the pages of ``mapping`` in ``[start, end)`` back,
+    so that counting through a large payload does not keep it all resident."""
+    import mmap
+
+    dont_need = getattr(mmap, "MADV_DONTNEED", None)
+    if mapping is None or dont_need is None:
+        return None
+    page = mmap.PAGESIZE
+
+    def release(start: int, end: int) -> None:
+        first = -(-start // page) * page  # whole pages only: a neighbour may still be read
+        if end > first:
+            mapping.madvise(dont_need, first, end - first)
+
+    return release
 
 
 def _cmd_raw(args: argparse.Namespace) -> int:
     from ._raw import dump
 
     def run() -> int:
-        result = dump(_read(args.file))
+        from ._files import open_buffer
+
+        buf, mapping = open_buffer(args.file)
+        try:
+            result = dump(buf)
+        finally:
+            _close(buf, mapping)
         if result.lines:
             print("\n".join(result.lines))
         if result.error is not None:
@@ -266,6 +332,10 @@ def _cmd_from_json(args: argparse.Namespace) -> int:
                 break
             except JSONError as err:
                 first = first or err
+            except RecursionError:
+                raise CommandError("not JSON that can be read: nested too deeply") from None
+            except (ValueError, OverflowError) as err:
+                raise CommandError(f"not JSON that can be read: {_one_line(err)}") from None
         else:
             raise CommandError(str(first))
         _write(args.output, msg.encode())
@@ -309,9 +379,12 @@ def _cmd_from_npy(args: argparse.Namespace) -> int:
         from . import numpy_helper
 
         try:
+            _check_npy(np, args.file)
             array = np.load(args.file, allow_pickle=False)
-        except ValueError as err:
-            raise CommandError(f"not a .npy array: {err}") from None
+        except (ValueError, OverflowError, EOFError) as err:
+            raise CommandError(f"not a .npy array: {_one_line(err)}") from None
+        except MemoryError:
+            raise CommandError("not a .npy array: too large to hold in memory") from None
         try:
             tensor = numpy_helper.from_array(array, name=args.name)
         except (ValueError, TypeError) as err:
@@ -320,6 +393,37 @@ def _cmd_from_npy(args: argparse.Namespace) -> int:
         return 0
 
     return _guarded(args.file, run)
+
+
+def _check_npy(np: Any, path: str) -> None:
+    """Refuse a ``.npy`` file whose header declares more data than the file holds,
+    before numpy allocates it.
+
+    Raises:
+        CommandError: the header's shape and dtype need more bytes than follow it.
+        ValueError: the header is not one numpy can read.
+    """
+    from ._files import open_regular
+
+    fmt = np.lib.format
+    with open_regular(path) as f:
+        version = fmt.read_magic(f)
+        if version == (1, 0):
+            shape, _, dtype = fmt.read_array_header_1_0(f)
+        else:
+            shape, _, dtype = fmt.read_array_header_2_0(f)
+        count = 1
+        for n in shape:
+            count *= n
+        need = count * dtype.itemsize
+        have = os.fstat(f.fileno()).st_size - f.tell()
+    if dtype.hasobject:
+        return  # np.load refuses it (no pickle)
+    if need > have:
+        raise CommandError(
+            f"not a .npy array: the header declares shape {tuple(shape)} of {dtype} "
+            f"({need} bytes), but {have} bytes follow it"
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

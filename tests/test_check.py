@@ -474,13 +474,13 @@ def test_decoded_samples_are_valid() -> None:
     # is the only rule they break.
     import pathlib
 
-    from onnxdata._detect import detect
+    from onnxdata import load
 
     for p in sorted(pathlib.Path(__file__).with_name("data").glob("*.pb")):
         if p.name == "tensor_all_fields.pb":  # every field set: a codec test, not data
             assert len(check(TensorProto.decode(p.read_bytes()))) > 1
             continue
-        msg = detect(p.read_bytes())[0].message
+        msg = load(p, copy=True)
         found = [v for v in check(msg) if "share one data_type" not in v.message]
         assert found == [], p.name
 

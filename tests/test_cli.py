@@ -18,6 +18,7 @@ from google.protobuf import json_format
 from hypothesis import HealthCheck, given, settings
 
 import onnxdata
+from onnxdata import TensorProto  # named by a field declared in a test below
 from onnxdata._json import JSONError, from_json, to_json_object
 from onnxdata.cli import main
 
@@ -46,9 +47,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def detected(path: pathlib.Path) -> type[onnxdata.Message]:
-    from onnxdata._detect import detect
-
-    return detect(path.read_bytes())[0].type
+    return type(onnxdata.load(path))
 
 
 @pytest.mark.parametrize(
@@ -266,3 +265,215 @@ def test_from_json_detects_the_type(
     assert run(capsys, "from-json", str(src), "-o", str(out))[0] == 0
     expected = json_format.Parse(src.read_text(), onnx.MapProto()).SerializeToString()
     assert out.read_bytes() == expected
+
+
+# -- show: a bounded preview read from the wire ----------------------------------------
+
+
+def show_lines(capsys: pytest.CaptureFixture[str], *argv: str) -> list[str]:
+    status, out, err = run(capsys, "show", *argv)
+    assert status == 0, err
+    return out.splitlines()
+
+
+def test_show_previews_large_payloads_without_decoding_them(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from array import array
+
+    from onnxdata import _files
+
+    def no_decoding(*args: object) -> None:
+        raise AssertionError("show decoded the message")
+
+    monkeypatch.setattr(_files, "decode_part", no_decoding)
+    n = 200_000
+    cases = {
+        "raw": onnxdata.TensorProto(
+            dims=[n], data_type=1, raw_data=array("f", range(n)).tobytes(), name="r"
+        ),
+        "floats": onnxdata.TensorProto(dims=[n], data_type=1, float_data=array("f", range(n))),
+        "int64": onnxdata.TensorProto(dims=[n], data_type=7, int64_data=array("q", range(n))),
+        "strings": onnxdata.TensorProto(
+            dims=[n], data_type=8, string_data=[b"s%d" % i for i in range(n)]
+        ),
+    }
+    expected = {
+        "raw": "TensorProto 'r' dims=[200000] data_type=FLOAT "
+        "raw_data=[0, 1, 2, 3, 4, 5, ... (200000 in all)]",
+        "floats": "TensorProto dims=[200000] data_type=FLOAT "
+        "float_data=[0, 1, 2, 3, 4, 5, ... (200000 in all)]",
+        "int64": "TensorProto dims=[200000] data_type=INT64 "
+        "int64_data=[0, 1, 2, 3, 4, 5, ... (200000 in all)]",
+        "strings": "TensorProto dims=[200000] data_type=STRING "
+        "string_data=['s0', 's1', 's2', 's3', 's4', 's5', ... (200000 in all)]",
+    }
+    for name, tensor in cases.items():
+        path = tmp_path / f"{name}.pb"
+        onnxdata.save(tensor, path)
+        for argv in ([str(path)], ["--type", "tensor", str(path)]):
+            assert show_lines(capsys, *argv) == [f"{path}: TensorProto", "  " + expected[name]]
+
+
+def test_show_is_read_from_the_schema(tmp_path: pathlib.Path) -> None:
+    # A message declared here, never seen by _show.py, is outlined field by field.
+    from onnxdata._schema import REPEATED, field, message, unknown
+    from onnxdata._show import peek, render
+
+    @message
+    class Extra(onnxdata.Message):
+        count: int | None = field(1, "int64", default=None)
+        tags: list[bytes] = field(2, "string", default_factory=REPEATED)
+        weights: list[float] = field(3, "double", packed=True, default_factory=REPEATED)
+        inner: TensorProto | None = field(4, "message", message="TensorProto", default=None)
+        unknown_fields: bytes = unknown(default=b"")
+
+    data = bytes.fromhex("08fdffffffffffffffff0112016112026263") + (
+        b"\x1a\x08" + bytes(8) + b"\x22\x04\x08\x02\x10\x07" + b"\x78\x01"
+    )
+    assert render(peek(Extra, data, 0, len(data))) == [
+        f"{Extra.__qualname__} count=-3 tags=['a', 'bc'] weights=[0.0]",
+        "  inner: TensorProto dims=[2] data_type=INT64",
+        "  (2 bytes of unknown fields)",
+    ]
+
+
+def test_show_outlines_nested_messages_and_cuts_long_lists(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tensors = [onnxdata.TensorProto(dims=[1], data_type=6, int32_data=[i]) for i in range(8)]
+    seq = onnxdata.SequenceProto(name="s", elem_type=1, tensor_values=tensors)
+    path = tmp_path / "s.pb"
+    onnxdata.save(seq, path)
+    lines = show_lines(capsys, str(path))
+    assert lines[:3] == [
+        f"{path}: SequenceProto",
+        "  SequenceProto 's' elem_type=TENSOR",
+        "    tensor_values[0]: TensorProto dims=[1] data_type=INT32 int32_data=[0]",
+    ]
+    assert lines[-1] == "    ... 2 more tensor_values"
+    assert len(lines) == 2 + 6 + 1
+
+
+def test_show_says_when_the_type_is_ambiguous(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "empty.pb"
+    path.write_bytes(b"")
+    assert show_lines(capsys, str(path))[0] == (
+        f"{path}: TensorProto (ambiguous: also decodes as SparseTensorProto, SequenceProto, "
+        "MapProto, OptionalProto; use --type)"
+    )
+    assert show_lines(capsys, "--type", "map", str(path)) == [f"{path}: MapProto", "  MapProto"]
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_show_detects_what_load_detects(
+    path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head = show_lines(capsys, str(path))[0]
+    assert head.split()[1] == type(onnxdata.load(path)).__qualname__
+
+
+# -- every command: bad input is one line and exit status 2 ---------------------------
+
+
+def one_line_failure(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    status, _, err = run(capsys, *argv)
+    assert status == 2, err
+    assert err.count("\n") == 1 and err.startswith("onnxdata: "), err
+    assert "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"floatData": [1' + "0" * 400 + "]}",  # a 400-digit number: OverflowError in float()
+        '{"floatData": [' + "1" * 400 + ".5]}",
+        '{"name": "\\ud800"}',  # a lone surrogate
+        '{"\\udc80": 1}',  # in a key: the message names it
+        "[" * 3000 + "]" * 3000,  # nesting: RecursionError in json
+        '{"sequenceValues": [' * 3000 + "]}" * 3000,
+        '{"dims": [' + "1" * 5000 + "]}",  # past int's digit limit
+        "\xff",
+    ],
+    ids=[
+        "400-digits",
+        "400-digit-float",
+        "surrogate",
+        "surrogate-key",
+        "nested-lists",
+        "nested-messages",
+        "5000-digits",
+        "not-utf8",
+    ],
+)
+def test_from_json_bad_input_is_one_line(
+    text: str, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "bad.json"
+    src.write_bytes(text.encode("utf-8", "surrogatepass") if text != "\xff" else b"\xff")
+    out = tmp_path / "o.pb"
+    for extra in ([], ["--type", "sequence"]):
+        one_line_failure(capsys, "from-json", *extra, str(src), "-o", str(out))
+        assert not out.exists()
+
+
+def npy_with_header(shape: tuple[int, ...], body: bytes = b"") -> bytes:
+    header = f"{{'descr': '<f4', 'fortran_order': False, 'shape': {shape!r}, }}"
+    header += " " * (-(10 + len(header) + 1) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + body
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        npy_with_header((1 << 40,)),  # 4 TiB declared, nothing behind it
+        npy_with_header((1 << 20, 1 << 20), bytes(64)),
+        npy_with_header((3,), bytes(4)),  # a truncated body
+        b"\x93NUMPY\x01\x00\xff\xff{",  # a broken header
+        b"not numpy at all",
+        b"",
+    ],
+    ids=["4TiB", "4TiB-2d", "truncated", "bad-header", "no-magic", "empty"],
+)
+def test_from_npy_bad_input_is_one_line(
+    data: bytes, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "bad.npy"
+    src.write_bytes(data)
+    err = one_line_failure(capsys, "from-npy", str(src), "-o", str(tmp_path / "o.pb"))
+    assert "not a .npy array" in err
+
+
+@pytest.mark.parametrize(
+    "command", ["show", "check", "json", "raw", "to-npy", "from-json", "from-npy"]
+)
+def test_a_directory_or_device_is_one_line(
+    command: str, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = ["-o", str(tmp_path / "o")] if command in ("to-npy", "from-json", "from-npy") else []
+    bad = [str(tmp_path)] + (["/dev/zero"] if pathlib.Path("/dev/zero").exists() else [])
+    for path in bad:
+        err = one_line_failure(capsys, command, path, *out)
+        assert "not a regular file" in err
+
+
+def test_raw_reads_in_place_and_cuts_large_payloads(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from onnxdata._raw import dump
+
+    text = b"\x0a\x03abc"
+    assert dump(memoryview(bytearray(text))).lines == dump(text).lines == ["@0 1: len[3] 'abc'"]
+    big = b"a" * 70_000  # printable, but too long to be decoded as text
+    data = b"\x42" + bytes([0xF0, 0xA2, 0x04]) + big
+    path = tmp_path / "big.pb"
+    path.write_bytes(data)
+    status, out, _ = run(capsys, "raw", str(path))
+    assert status == 0
+    assert out.startswith("@0 8: len[70000] bytes 61 61 61 ")
+    assert "... (70000 bytes)" in out
+    with pytest.raises(TypeError):
+        dump("text")
