@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import weakref
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,6 +19,10 @@ class AtomicFile:
     ``os.replace`` is atomic on POSIX and Windows: a reader sees the old file or
     the new one, never a mix; ``fsync`` first makes the new contents durable
     before the name points at them, and the directory is synced after.
+
+    A temporary never outlives its use: one that is neither committed nor
+    discarded (its owner dropped, an exception in between, the interpreter
+    exiting) is removed when the object is collected, or at exit.
     """
 
     def __init__(self, path: Any) -> None:
@@ -39,6 +44,7 @@ class AtomicFile:
             os.close(fd)
             os.unlink(self.temp)
             raise
+        self._cleanup = weakref.finalize(self, _remove, self.file, self.temp)
 
     def _keep_mode(self, fd: int) -> None:
         """A file replaced keeps its permission bits."""
@@ -50,6 +56,12 @@ class AtomicFile:
             os.fchmod(fd, mode)
 
     def commit(self) -> None:
+        """Make the complete file durable and rename it over the target.
+
+        Raises:
+            OSError: from flushing, syncing or renaming; the temporary is then
+                removed and the target left as it was.
+        """
         try:
             self.file.flush()
             os.fsync(self.file.fileno())
@@ -58,13 +70,20 @@ class AtomicFile:
         except BaseException:
             self.discard()
             raise
+        self._cleanup.detach()
         _sync_folder(os.path.dirname(self.path))
 
     def discard(self) -> None:
-        with contextlib.suppress(OSError):  # the error that brought us here matters more
-            self.file.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.temp)
+        """Remove the temporary; the target is left as it was."""
+        self._cleanup()
+
+
+def _remove(file: BinaryIO, temp: str) -> None:
+    """Close and remove a temporary (what discarding, or dropping, an AtomicFile does)."""
+    with contextlib.suppress(OSError):  # the error that brought us here matters more
+        file.close()
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temp)
 
 
 def _sync_folder(folder: str) -> None:

@@ -224,6 +224,7 @@ def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:
 
 # -- SequenceWriter ------------------------------------------------------------------
 
+
 # SequenceProto.DataType -> (tag, element class, field name)
 def _element_kinds() -> dict[int, tuple[bytes, type[Message], str]]:
     """SequenceProto.DataType -> (tag, element class, field) of each element field.
@@ -275,6 +276,7 @@ class SequenceWriter:
         header = SequenceProto(name=name, elem_type=kind).encode()  # fields 1 and 2 come first
         self.count = 0
         self._closed = False
+        self._failed: BaseException | None = None  # the write that broke the stream
         self._file: Any = None
         self._atomic: AtomicFile | None = None
         if isinstance(target, (str, bytes, os.PathLike)):
@@ -298,11 +300,14 @@ class SequenceWriter:
         Raises:
             TypeError: the element is not of the writer's ``elem_type``, or a
                 field holds a value of the wrong type (an ``EncodeTypeError``).
-            ValueError: as :meth:`Message.encode`; or the writer is closed.
-            OSError: from writing.
+            ValueError: as :meth:`Message.encode`; or the writer is closed, or
+                an earlier append failed to write (the writer refuses to go on).
+            OSError: from writing; the writer is then broken: later calls raise
+                ValueError, and a path's target is never replaced.
         """
         if self._closed:
             raise ValueError("append() on a closed SequenceWriter")
+        self._refuse_if_failed()
         sizes: array[int] = array("q")
         try:
             n = _Measure(sizes).sub(self._tag, element, self._cls, MAX_DEPTH)
@@ -312,10 +317,30 @@ class SequenceWriter:
             err.within("SequenceProto")
             raise
         before = self._sink.written
-        _Emit(self._sink, iter(sizes).__next__).sub(self._tag, element, self._cls, MAX_DEPTH)
-        if self._sink.written - before != n:  # pragma: no cover - changed by another thread
-            raise _changed(self._sink.written - before, n)
+        try:
+            _Emit(self._sink, iter(sizes).__next__).sub(self._tag, element, self._cls, MAX_DEPTH)
+            if self._sink.written - before != n:  # pragma: no cover - changed by another thread
+                raise _changed(self._sink.written - before, n)
+        except BaseException as exc:
+            # Part of the element may be written, or gathered: the stream is
+            # broken.  A path's temporary goes at once; the target is kept.
+            self._fail(exc)
+            raise
         self.count += 1
+
+    def _fail(self, exc: BaseException) -> None:
+        self._failed = exc
+        if self._atomic is not None:
+            self._atomic.discard()
+
+    def _refuse_if_failed(self) -> None:
+        failed = self._failed
+        if failed is not None:
+            raise ValueError(
+                f"the SequenceWriter failed to write element {self.count} "
+                f"({type(failed).__name__}: {failed}): nothing more can be written, "
+                "and the target was left as it was"
+            ) from failed
 
     def __len__(self) -> int:
         return self.count
@@ -326,10 +351,14 @@ class SequenceWriter:
         Raises:
             OSError: from writing, syncing or renaming (the temporary file is
                 then removed and ``target`` left as it was).
+            ValueError: an earlier :meth:`append` failed to write: the stream
+                is incomplete, so a path's target is left as it was (and a
+                file object holds a broken stream).
         """
         if self._closed:
             return
         self._closed = True
+        self._refuse_if_failed()
         try:
             self._sink.flush()
             if self._atomic is not None:
@@ -338,9 +367,8 @@ class SequenceWriter:
                 flush = getattr(self._file, "flush", None)
                 if flush is not None:
                     flush()
-        except BaseException:
-            if self._atomic is not None:
-                self._atomic.discard()
+        except BaseException as exc:
+            self._fail(exc)
             raise
 
     def abort(self) -> None:
