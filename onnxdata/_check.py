@@ -26,7 +26,18 @@ from operator import attrgetter
 
 from ._datatypes import ALLOWED, DATA_TYPES, ELEMENT_MESSAGES, STORAGE_FIELDS, element_fields
 from ._messages import SequenceProto, TensorProto
-from ._schema import BYTES, DOUBLE, FLOAT, KINDS, MESSAGE, STRING, UNKNOWN_FIELDS, spec_of
+from ._schema import (
+    BYTES,
+    DOUBLE,
+    FLOAT,
+    KINDS,
+    MESSAGE,
+    STRING,
+    UNKNOWN_FIELDS,
+    is_boolean,
+    is_boolean_type,
+    spec_of,
+)
 from ._wire import MAX_DEPTH
 
 TYPE_CHECKING = False
@@ -412,7 +423,7 @@ def _scalar(f: FieldSpec, value: Any) -> str | None:
     """What is wrong with one scalar value of ``f``'s kind, or None."""
     kind = f.kind
     if f.bounds is not None:  # an integer kind
-        if isinstance(value, bool):
+        if is_boolean(value):
             return f"expected an integer, found {_type(value)}"
         try:
             number = operator.index(value)
@@ -493,7 +504,7 @@ def _all_valid(f: FieldSpec, items: Any, code: str | None) -> bool:
         array(code, items)  # refuses non-numbers and, for integers, values out of range
     except (TypeError, ValueError, OverflowError):
         return False
-    return f.bounds is None or bool not in set(map(type, items))
+    return f.bounds is None or not any(map(is_boolean_type, set(map(type, items))))
 
 
 def _float_buffer(value: Any, code: str) -> bool:

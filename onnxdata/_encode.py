@@ -37,7 +37,7 @@ from ._errors import (
     EncodeValueError,
 )
 from ._messages import Message
-from ._schema import MESSAGE, MessageSpec, spec_of
+from ._schema import MESSAGE, MessageSpec, is_boolean_type, spec_of
 from ._varints import check_int, encode_packed, encode_unpacked, tagged
 from ._wire import BIG_ENDIAN, INT32_MAX, INT32_MIN, MAX_DEPTH, encode_varint
 
@@ -254,7 +254,7 @@ def _small_unpacked(values: Any, key: bytes, seen: dict[bytes, bytes], tag: int)
         b = bytes(encoded)
         if len(key) <= _SEEN_LEN and len(seen) < SEEN_MAX:
             seen[key] = b
-    if (0 in key or 1 in key) and bool in set(map(type, values)):
+    if (0 in key or 1 in key) and any(map(is_boolean_type, set(map(type, values)))):
         return None
     return b
 

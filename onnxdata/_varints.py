@@ -24,6 +24,7 @@ from array import array
 from . import _lanes as lanes
 from . import _npvarints as npvarints
 from ._errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
+from ._schema import is_boolean
 from ._wire import (
     HI14,
     HI28,
@@ -150,7 +151,7 @@ def check_int(v: Any, lo: int, hi: int) -> int:
     """
     if type(v) is int:
         n: int = v
-    elif isinstance(v, bool):
+    elif is_boolean(v):
         raise EncodeTypeError("expected an int, got a boolean")
     else:
         try:
