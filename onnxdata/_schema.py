@@ -29,7 +29,6 @@ from __future__ import annotations
 import sys
 from array import array
 from enum import IntEnum
-from itertools import chain
 
 from ._wire import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MASK64, encode_varint
 
@@ -457,31 +456,27 @@ def all_slots(spec: MessageSpec) -> tuple[str, ...]:
     return (*(f.name for f in spec.fields), UNKNOWN_FIELDS)
 
 
-def _defaults(spec: MessageSpec, given: tuple[str, ...]) -> tuple[list[str], dict[str, Any]]:
-    """The statements that set every field but ``given`` to its default, and their names.
+def _defaults(spec: MessageSpec, env: dict[str, Any]) -> dict[str, tuple[str, bool]]:
+    """Each slot's default: an expression over names it puts in ``env``, and
+    whether it makes a new object each time (a repeated field's container).
 
-    One generator of defaults for ``__init__`` and the decoder's blank
-    messages: a list default is a literal (faster than calling ``list``); an
-    array default copies an empty prototype (half the cost of the
-    constructor).
+    The one generator of defaults, for ``__init__`` and for the decoder's
+    blank messages: a list default is a literal (faster than calling
+    ``list``); an array default copies an empty prototype (half the cost of
+    the constructor); any other default is the declared object itself.
     """
-    lines = []
-    env: dict[str, Any] = {}
+    made: dict[str, tuple[str, bool]] = {}
     for f in spec.fields:
-        if f.name in given:
-            continue
-        if f.repeated:
-            if f.typecode is None:
-                lines.append(f"m.{f.name} = []")
-            else:
-                env[f"empty_{f.name}"] = array(f.typecode)
-                lines.append(f"m.{f.name} = empty_{f.name}.__copy__()")
+        if f.repeated and f.typecode is None:
+            made[f.name] = ("[]", True)
+        elif f.repeated:
+            env[f"empty_{f.name}"] = array(f.typecode)
+            made[f.name] = (f"empty_{f.name}.__copy__()", True)
         else:
             env[f"default_{f.name}"] = f.default
-            lines.append(f"m.{f.name} = default_{f.name}")
-    if UNKNOWN_FIELDS not in given:
-        lines.append(f"m.{UNKNOWN_FIELDS} = b''")
-    return lines, env
+            made[f.name] = (f"default_{f.name}", False)
+    made[UNKNOWN_FIELDS] = ("b''", False)
+    return made
 
 
 def _make_init(spec: MessageSpec) -> Callable[..., None]:
@@ -489,22 +484,13 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
     env: dict[str, Any] = {"MISSING": MISSING}
     params = []
     body = []
-    for f in spec.fields:
-        name = f.name
-        if f.repeated:
+    for name, (default, fresh) in _defaults(spec, env).items():
+        if fresh:  # a new container per instance
             params.append(f"{name}=MISSING")
-            if f.typecode is None:
-                made = "[]"
-            else:
-                env[f"empty_{name}"] = array(f.typecode)
-                made = f"empty_{name}.__copy__()"
-            body.append(f"    m.{name} = {made} if {name} is MISSING else {name}")
+            body.append(f"    m.{name} = {default} if {name} is MISSING else {name}")
         else:
-            env[f"default_{name}"] = f.default
-            params.append(f"{name}=default_{name}")
+            params.append(f"{name}={default}")
             body.append(f"    m.{name} = {name}")
-    params.append(f"{UNKNOWN_FIELDS}=b''")
-    body.append(f"    m.{UNKNOWN_FIELDS} = {UNKNOWN_FIELDS}")
     source = f"def __init__(m, *, {', '.join(params)}):\n" + "\n".join(body)
     exec(source, env)
     init: Callable[..., None] = env["__init__"]
@@ -519,12 +505,12 @@ def blank_maker(spec: MessageSpec, given: tuple[str, ...] = ()) -> Callable[...,
     The decoder makes one message per element, so this matters; it sets the
     same defaults as ``__init__``, from the same generator.
     """
-    lines, env = _defaults(spec, given)
-    env["new"] = object.__new__
-    env["cls"] = spec.cls
-    head = [f"def make({', '.join(given)}):", "    m = new(cls)"]
-    head += [f"    m.{name} = {name}" for name in given]
-    exec("\n".join(chain(head, ("    " + line for line in lines), ["    return m"])), env)
+    env: dict[str, Any] = {"new": object.__new__, "cls": spec.cls}
+    defaults = _defaults(spec, env)
+    lines = [f"def make({', '.join(given)}):", "    m = new(cls)"]
+    for name, (made, _) in defaults.items():
+        lines.append(f"    m.{name} = {name if name in given else made}")
+    exec("\n".join([*lines, "    return m"]), env)
     maker: Callable[..., Any] = env["make"]
     return maker
 
