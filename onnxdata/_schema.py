@@ -467,10 +467,11 @@ def _defaults(spec: MessageSpec, env: dict[str, Any]) -> dict[str, tuple[str, bo
     """
     made: dict[str, tuple[str, bool]] = {}
     for f in spec.fields:
-        if f.repeated and f.typecode is None:
+        code = f.typecode
+        if f.repeated and code is None:
             made[f.name] = ("[]", True)
-        elif f.repeated:
-            env[f"empty_{f.name}"] = array(f.typecode)
+        elif f.repeated and code is not None:
+            env[f"empty_{f.name}"] = array(code)
             made[f.name] = (f"empty_{f.name}.__copy__()", True)
         else:
             env[f"default_{f.name}"] = f.default
