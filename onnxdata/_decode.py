@@ -339,22 +339,25 @@ def _varint_run(buf: Buf, start: int, pos: int, end: int, out: list[int], tag: i
     """
     found = _RUNS.get(tag)
     if found is None:
-        found = _RUNS[tag] = re.compile(
-            re.escape(bytes((tag,))) + rb"[\x80-\xff]{0,9}[\x00-\x7f](?:"
-            + re.escape(bytes((tag,))) + rb"[\x80-\xff]{0,9}[\x00-\x7f])*"
-        )  # fmt: skip
+        pair = re.escape(bytes((tag,))) + rb"[\x80-\xff]{0,9}[\x00-\x7f]"
+        found = _RUNS[tag] = re.compile(b"(?:%s){1,%d}" % (pair, _RUN_PIECE))
     run = found.match(buf, start, end)
     if run is None:
         v, pos = read_varint(buf, pos, end)
         out.append(to_int64(v))
         return pos
-    pos = run.end()
-    pairs = array("q")
-    decode_into_array(buf, start, pos, pairs)
-    out.extend(pairs[1::2])
+    # A piece of the run at a time, so that the temporaries stay small.
+    while run is not None:
+        pos = run.end()
+        pairs = array("q")
+        decode_into_array(buf, start, pos, pairs)
+        out.extend(pairs[1::2])
+        start = pos
+        run = found.match(buf, start, end)
     return pos
 
 
+_RUN_PIECE = 4096  # (tag, varint) pairs decoded at a time
 _RUNS: dict[int, re.Pattern[bytes]] = {}
 
 
