@@ -12,7 +12,7 @@ Two profiles:
 ``HYPOTHESIS_PROFILE`` picks the profile by name; without it (or with ``CI``
 set) the ``ci`` profile is loaded.  A test that wants fewer examples than the
 profile (because each example is expensive) scales the profile's count with
-``strategies.scaled`` instead of hard-coding a number, so ``long`` makes it
+``ms.scaled`` instead of hard-coding a number, so ``long`` makes it
 longer too.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
-# Make ``import oracle`` / ``import strategies`` work whatever the rootdir and
+# Make ``import oracle`` / ``import message_strategies`` work whatever the rootdir and
 # import mode; the helper modules live next to this file.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

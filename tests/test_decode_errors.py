@@ -195,21 +195,14 @@ def test_offsets_are_absolute_in_a_memoryview_slice() -> None:
     assert info.value.offset == 3
 
 
-def _chain(levels: int, number: int = 5) -> bytes:
-    data = b""
-    for _ in range(levels):
-        data = wk.f_len(number, data)
-    return data
-
-
 @pytest.mark.parametrize(
     "cls, number, step",
     [(SequenceProto, 5, "sequence_values[0]"), (OptionalProto, 7, "optional_value")],
 )
 def test_nesting_past_100_names_the_level(cls: type, number: int, step: str) -> None:
-    data = _chain(101, number)
+    data = wk.nest(number, b"", 101)
     assert oracle_parse(cls, data) is None
-    cls.decode(_chain(100, number))  # exactly 100 is fine
+    cls.decode(wk.nest(number, b"", 100))  # exactly 100 is fine
     with pytest.raises(DecodeError) as info:
         cls.decode(data)
     err = info.value
@@ -309,7 +302,7 @@ _LEAVES = [
 @pytest.mark.parametrize("number, leaf, tail", _LEAVES, ids=[t for _, _, t in _LEAVES])
 def test_nesting_past_100_at_every_kind_of_sub_message(number: int, leaf: bytes, tail: str) -> None:
     def build(levels: int) -> bytes:
-        return _chain_around(wk.f_len(number, leaf), levels)
+        return wk.nest(5, wk.f_len(number, leaf), levels)
 
     ok = build(98)  # the leaf's sub-message is level 100
     assert oracle_parse(SequenceProto, ok) is not None
@@ -322,9 +315,3 @@ def test_nesting_past_100_at_every_kind_of_sub_message(number: int, leaf: bytes,
     assert err.path == "SequenceProto" + ".sequence_values[0]" * 99 + "." + tail
     assert err.offset == len(bad) - len(leaf)  # the tag of the level-101 field
     assert err.reason == f"nesting deeper than 100 messages at offset {err.offset}"
-
-
-def _chain_around(inner: bytes, levels: int) -> bytes:
-    for _ in range(levels):
-        inner = wk.f_len(5, inner)
-    return inner

@@ -178,10 +178,7 @@ def nesting(cls: type, levels: int) -> bytes | None:
     }.get(cls)
     if field is None:
         return None
-    data = b""
-    for _ in range(levels):
-        data = wk.f_len(field, data)
-    return data
+    return wk.nest(field, b"", levels)
 
 
 def malformed(valid: bytes) -> list[bytes]:
@@ -220,14 +217,8 @@ def hand_made(cls: type) -> list[bytes]:
         for number, leaf in ((3, wk.f_len(3, b"")), (3, wk.f_len(13, b"")), (4, wk.f_len(2, b"")),
                              (6, wk.f_len(5, b"")), (7, wk.f_len(3, b""))):  # fmt: skip
             for levels in (98, 99):
-                data = wk.f_len(number, leaf)
-                for _ in range(levels):
-                    data = wk.f_len(5, data)
-                cases.append(data)
-    groups = wk.f_group(19999)
-    for _ in range(99):
-        groups = wk.f_group(19999, groups)
-    cases += [groups, wk.f_group(19999, groups)]  # 100 and 101 nested groups
+                cases.append(wk.nest(5, wk.f_len(number, leaf), levels))
+    cases += [wk.groups(100), wk.groups(101)]
     return cases + fast_path_cases(cls)
 
 
