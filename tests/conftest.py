@@ -12,7 +12,7 @@ Two profiles:
 ``HYPOTHESIS_PROFILE`` picks the profile by name; without it (or with ``CI``
 set) the ``ci`` profile is loaded.  A test that wants fewer examples than the
 profile (because each example is expensive) scales the profile's count with
-``ms.scaled`` instead of hard-coding a number, so ``long`` makes it
+``message_strategies.scaled`` instead of hard-coding a number, so ``long`` makes it
 longer too.
 """
 

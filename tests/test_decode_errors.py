@@ -15,10 +15,9 @@ varints) at the top level and nested deep inside other messages, the
   counts that show it (``length 10 at offset 7 runs past the end (7 bytes left)``);
 * ``str(err) == f"{path}: {reason}"``, and the oracle rejects the same bytes.
 
-``test_wording_asked_for_by_the_issue`` pins the phrasing issue 5 asks for
-(bugs-core.md R9, fixed): "of the input" or "of the enclosing message at
-offset N", the bytes left, where an unclosed group opened, the field number of
-a cut unknown field.
+``test_errors_name_what_is_left_and_where`` pins the phrasing (bugs-core.md R9,
+fixed): "of the input" or "of the enclosing message at offset N", the bytes
+left, where an unclosed group opened, the field number of a cut unknown field.
 """
 
 from __future__ import annotations
@@ -254,7 +253,7 @@ def test_unclosed_group_is_an_error_at_the_end() -> None:
 
 
 # --------------------------------------------------------------------------
-# wording the issue asks for (bugs-core.md R9)
+# the wording of the errors (bugs-core.md R9)
 
 _WANTED = [
     pytest.param(TensorProto, b"\x25\x00\x00", r"\(2 bytes left\)", id="one float: bytes left"),
@@ -277,7 +276,7 @@ _WANTED = [
 
 
 @pytest.mark.parametrize("cls, data, wanted", _WANTED)
-def test_wording_asked_for_by_the_issue(cls: type, data: bytes, wanted: str) -> None:
+def test_errors_name_what_is_left_and_where(cls: type, data: bytes, wanted: str) -> None:
     assert oracle_parse(cls, data) is None
     with pytest.raises(DecodeError) as info:
         cls.decode(data)
