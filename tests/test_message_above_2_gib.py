@@ -6,9 +6,10 @@ into the page cache) but not deselected: every CI run runs it.
 
 No copy of the message is ever made: the payload is an anonymous mapping,
 written only at a few marker bytes (the resident set still grows by the
-message's size, as the kernel fills its zero pages while they are written out), the file is written by
-``SequenceWriter`` (streaming ``encode_to``), and everything after reads the
-file through ``mmap``; the re-encoding is checked by address, not by value.
+message's size, as the kernel fills its zero pages while they are written
+out), the file is written by ``SequenceWriter`` (streaming ``encode_to``),
+and everything after reads the file through ``mmap``; the re-encoding is
+checked by address, not by value.
 The file is deleted at the end.
 """
 
