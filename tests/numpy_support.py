@@ -27,12 +27,10 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
+from message_strategies import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from oracle import ORACLE
 
 import onnxdata
-
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 # data_type -> bits of the packed types
 PACKED_BITS = {21: 4, 22: 4, 23: 4, 25: 2, 26: 2, 27: 6, 28: 6}

@@ -34,6 +34,7 @@ from numpy_support import (
     raw_size,
 )
 from onnx import numpy_helper as onh
+from oracle import CORPUS
 
 import onnxdata
 from onnxdata import numpy_helper as nh
@@ -337,7 +338,7 @@ def test_to_functions_refuse_like_onnx() -> None:
 # --------------------------------------------------------------------------
 # corpora
 
-_DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+_DATA = str(CORPUS)
 _PB_FILES = sorted(
     os.path.relpath(os.path.join(root, f), _DATA)
     for root, _, files in os.walk(_DATA)
