@@ -352,7 +352,7 @@ def mutate_fields(
                     tail = [RawField(fields[i].number, LEN, rest)] if rest else []
                     fields[i : i + 1] = parts[:cut] + tail
         elif op == "pack":
-            loose = [f for f in fields if f.number in known and f.wire_type != LEN
+            loose = [f for f in fields if f.number in known and f.wire_type not in (LEN, SGROUP)
                      and len(accepted_wire_types(known[f.number])) == 2]  # fmt: skip
             if loose:
                 number = rng.choice(loose).number
