@@ -1,4 +1,4 @@
-"""Big data benchmarks (issue 7): zero-copy decoding, files, streaming.
+"""Big data benchmarks: zero-copy decoding, files, streaming.
 
     python benchmarks/bigdata.py            # all four, a few minutes, ~8 GB of disk
     python benchmarks/bigdata.py --quick    # smaller files (1 GiB, 100k elements)
@@ -32,7 +32,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -42,46 +41,29 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(HERE))
+from common import ROOT, MiB, best_times, machine, proc_status, reset_peak_rss, varint
 
-MiB = 1 << 20
 GiB = 1 << 30
 
 
 # -- helpers run in the children -------------------------------------------------------
 
 
-def _status(key: str) -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    raise KeyError(key)
-
-
-def _reset_peak() -> None:
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-
-
 class Step:
     """Time one step and the peak resident set above the start of it."""
 
     def __init__(self) -> None:
-        _reset_peak()
-        self.rss0 = _status("VmRSS")
+        reset_peak_rss()
+        self.rss0 = proc_status("VmRSS")
         self.t0 = time.perf_counter()
 
     def done(self, **extra: Any) -> dict[str, Any]:
         seconds = time.perf_counter() - self.t0
         return {
             "seconds": seconds,
-            "peak_rss": _status("VmHWM"),
+            "peak_rss": proc_status("VmHWM"),
             "rss_before": self.rss0,
-            "peak_extra": _status("VmHWM") - self.rss0,
+            "peak_extra": proc_status("VmHWM") - self.rss0,
             **extra,
         }
 
@@ -141,7 +123,7 @@ def child(name: str, args: list[str]) -> dict[str, Any]:
                 numpy_helper.to_array(element)  # type: ignore[arg-type]
             n += 1
             if n % 100_000 == 0:
-                samples.append((n, _status("VmRSS")))
+                samples.append((n, proc_status("VmRSS")))
         return step.done(elements=n, rss_samples=samples)
     if name == "decode_seq":
         import onnxdata
@@ -210,7 +192,7 @@ def child(name: str, args: list[str]) -> dict[str, Any]:
         start = onnxdata.SequenceProto(elem_type=onnxdata.SequenceProto.TENSOR).encode()
         element = tensors[0].encode()
         assert element.endswith(payload)
-        head = b"\x1a" + _varint(len(element)) + element[: -len(payload)]
+        head = b"\x1a" + varint(len(element)) + element[: -len(payload)]
         del element
         step = Step()
         with open(path, "wb") as f:
@@ -231,15 +213,6 @@ def child(name: str, args: list[str]) -> dict[str, Any]:
     raise SystemExit(f"unknown child {name}")
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def run_child(name: str, *args: Any, timeout: float = 900) -> dict[str, Any]:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, *map(str, args)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -257,7 +230,6 @@ def case_raw16(quick: bool) -> dict[str, Any]:
     import numpy as np
     import onnx
     import onnx.numpy_helper
-    import timing
 
     import onnxdata
     from onnxdata import numpy_helper
@@ -276,14 +248,13 @@ def case_raw16(quick: bool) -> dict[str, Any]:
         return onnx.numpy_helper.to_array(onnx.TensorProto.FromString(data))
 
     assert np.array_equal(ours(), oracle()) and np.array_equal(ours_copy(), oracle())
-    budget = timing.QUICK if quick else timing.FULL
-    t_ours, t_copy, t_oracle = timing.measure_all([ours, ours_copy, oracle], budget)
+    t_ours, t_copy, t_oracle = best_times([ours, ours_copy, oracle], 3 if quick else 7)
     return {
         "bytes": len(data),
-        "onnxdata_copy_false": t_ours.to_dict(),
-        "onnxdata_copy_true": t_copy.to_dict(),
-        "oracle": t_oracle.to_dict(),
-        "ratio": t_ours.median / t_oracle.median,
+        "onnxdata_copy_false": t_ours,
+        "onnxdata_copy_true": t_copy,
+        "oracle": t_oracle,
+        "ratio": t_ours / t_oracle,
     }
 
 
@@ -401,14 +372,12 @@ def report(results: dict[str, Any], meta: dict[str, Any]) -> str:
         lines += [
             "## decode(copy=False) + to_array, 16 MiB raw_data tensor",
             "",
-            "| | median | best |",
-            "| --- | --- | --- |",
-            f"| onnxdata `decode(copy=False)` + `numpy_helper.to_array` | "
-            f"{_s(r['onnxdata_copy_false']['median'])} | {_s(r['onnxdata_copy_false']['best'])} |",
-            "| onnxdata `decode()` (copy) + `to_array` | "
-            f"{_s(r['onnxdata_copy_true']['median'])} | {_s(r['onnxdata_copy_true']['best'])} |",
-            f"| oracle `FromString` + `onnx.numpy_helper.to_array` | {_s(r['oracle']['median'])} | "
-            f"{_s(r['oracle']['best'])} |",
+            "| | best time (`timeit`) |",
+            "| --- | --- |",
+            "| onnxdata `decode(copy=False)` + `numpy_helper.to_array` | "
+            f"{_s(r['onnxdata_copy_false'])} |",
+            f"| onnxdata `decode()` (copy) + `to_array` | {_s(r['onnxdata_copy_true'])} |",
+            f"| oracle `FromString` + `onnx.numpy_helper.to_array` | {_s(r['oracle'])} |",
             "",
             f"Ratio onnxdata (copy=False) ÷ oracle: **{r['ratio']:.4f}x** (target ≤ 0.05x) {ok}. "
             "The result is a read-only `numpy.frombuffer` view of the input bytes: no copy at all.",
@@ -588,8 +557,7 @@ def main(argv: list[str] | None = None) -> int:
         "args": "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:])),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "seconds": time.perf_counter() - start,
-        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-        f"Python {platform.python_version()}, {platform.platform()}",
+        "machine": "{cpu}, {cores} cores, {python}, {os}".format(**machine()),
         "load": load,
     }
     text = report(results, meta)

@@ -87,10 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         if ratio > worst[1]:
             worst = (name, ratio)
         print(
-            f"| {name} | {upb:.1f} | {ours:.1f} | {ours / base:.1f}× | {views:.1f} | "
-            f"{views / base:.1f}× |"
+            f"| {name} | {upb:.1f} | {ours:.1f} | {ours / base:.1f}x | {views:.1f} | "
+            f"{views / base:.1f}x |"
         )
-    print(f"\nworst: {worst[0]}, {worst[1]:.1f}× upb's peak")
+    print(f"\nworst: {worst[0]}, {worst[1]:.1f}x upb's peak")
     return 0
 
 

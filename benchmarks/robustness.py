@@ -4,7 +4,7 @@
     python benchmarks/robustness.py --quick     # sizes up to 250k, about a minute
     python benchmarks/robustness.py --only forged growth amplification
 
-Three parts (issue 5, "Bounded cost"); benchmarks, not tests: nothing here
+Three parts; benchmarks, not tests: nothing here
 fails a build, it prints tables (Markdown) for ``docs/robustness.md``.
 
 * ``forged``: inputs whose length prefixes lie.  A length claiming 2**62 bytes,
@@ -40,17 +40,15 @@ import json
 import os
 import subprocess
 import sys
-import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from common import ROOT, best_time, f_len, tag, varint
 
-import onnxdata  # noqa: E402
-from onnxdata import (  # noqa: E402
+import onnxdata
+from onnxdata import (
     DecodeError,
     MapProto,
     OptionalProto,
@@ -58,27 +56,6 @@ from onnxdata import (  # noqa: E402
     SparseTensorProto,
     TensorProto,
 )
-
-
-def varint(v: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def tag(number: int, wire_type: int) -> bytes:
-    return varint(number << 3 | wire_type)
-
-
-def f_len(number: int, payload: bytes) -> bytes:
-    return tag(number, 2) + varint(len(payload)) + payload
-
 
 UNKNOWN = tag(19999, 0) + b"\x00"  # a 4-byte unknown field
 
@@ -93,17 +70,6 @@ def chain(levels: int) -> bytes:
 
 # --------------------------------------------------------------------------
 # measuring
-
-
-def best_time(fn: Callable[[], Any], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        t = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t)
-        del result
-    return best
 
 
 def peak_memory(fn: Callable[[], Any]) -> tuple[int, int]:

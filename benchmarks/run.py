@@ -1,19 +1,27 @@
-"""onnxdata side by side with protobuf (upb) and protobuf's pure-Python backend.
+"""onnxdata side by side with protobuf (upb), its pure-Python backend and onnx.numpy_helper.
 
-    python benchmarks/run.py            # full run, a few minutes
-    python benchmarks/run.py --quick    # under a minute, noisier
+    python benchmarks/run.py                  # full run, a few minutes
+    python benchmarks/run.py --quick          # fewer samples, noisier
+    python benchmarks/run.py --only seq10k,nested50 --json results.json
 
-Builds the eight workloads of issue 4, checks that every encoding onnxdata
-writes is byte-identical to protobuf's (and that its numpy bridge returns the
-same arrays as ``onnx.numpy_helper``), times decode, encode, decode->numpy and
-numpy->bytes, and writes ``docs/benchmarks.md`` with a chart,
-``docs/benchmarks.png``.  Needs the ``test`` extra (onnx, protobuf, numpy) and,
-for the chart, the ``bench`` extra (matplotlib); the report is still written
-without the chart when matplotlib is missing.
+Builds the workloads (``workloads.py``), checks that every encoding onnxdata
+writes is byte-identical to protobuf's and that its numpy bridge returns what
+``onnx.numpy_helper`` returns (any difference: exit status 1, nothing timed),
+then times, in one run:
 
-A mismatch stops the run with exit status 1 (``--keep-going`` marks the row
-FAIL, carries on, and still exits 1).  ``onnxdata.numpy_helper`` missing, or a
-function of it missing, makes those rows "n/a", not a failure.
+* in this process, onnxdata against upb (``onnx.<Message>.FromString`` /
+  ``SerializeToString``, plus ``onnx.numpy_helper`` for the numpy rows):
+  decode, encode, decode->numpy, numpy->bytes;
+* in a subprocess with ``PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python``,
+  protobuf's pure-Python backend, each side paired with onnxdata timed in the
+  same process;
+* in a subprocess where ``import numpy`` fails, onnxdata's standard-library
+  codec;
+* the peak memory of decoding raw16MB, import time and the wheel's size.
+
+Times are ``timeit``'s (``common.best_times``).  Writes ``docs/benchmarks.md``
+(``--output``): the targets met or missed, then every time and ratio.  Needs
+the ``test`` extra (onnx, protobuf, numpy).
 """
 
 from __future__ import annotations
@@ -22,642 +30,463 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
-import traceback
+import zipfile
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))  # this checkout's onnxdata, installed or not
-sys.path.insert(0, str(HERE))
+import common
+from common import ROOT, md_table
 
-import bridges  # noqa: E402
-import report  # noqa: E402
-import timing  # noqa: E402
-import workloads  # noqa: E402
+OPS = {"decode": "decode", "encode": "encode", "to_numpy": "decode→numpy",
+       "from_numpy": "numpy→bytes"}  # fmt: skip
+X = "\N{MULTIPLICATION SIGN}"
+ALL = ["raw16MB", "float1M", "int64_1M", "seq10k", "map10k", "strings100k", "nested50",
+       "sparse100k"]  # fmt: skip
 
-OP_NAMES = {
-    "decode": "decode",
-    "encode": "encode",
-    "to_numpy": "decode→numpy",
-    "from_numpy": "numpy→bytes",
-}
-BULK = ("raw16MB", "float1M", "int64_1M")
-
-
-class VerificationError(AssertionError):
-    pass
+# Targets as (round, kind, workload, op, comparison, limit).  Kinds: "upb" = onnxdata time ÷
+# upb (+ onnx.numpy_helper) time; "purepy" = pure-Python time ÷ onnxdata time, onnxdata timed
+# in the same subprocess; "nonumpy" = the same with onnxdata's numpy-free codec.
+_R1_TO_NUMPY = {"raw16MB": 0.5, "int64_1M": 2, "nested50": 2}  # the others: 1
+_R1_PUREPY = {"raw16MB": 1, "float1M": 10, "sparse100k": 10}  # the others: 3
+_R2_TO_NUMPY = {"raw16MB": 0.5, "float1M": 0.7, "seq10k": 0.7, "map10k": 0.7,
+                "strings100k": 0.8, "sparse100k": 0.8}  # the others: 1  # fmt: skip
+_R2_NONUMPY = {"seq10k": 5, "map10k": 5, "strings100k": 5, "nested50": 5, "sparse100k": 10}
+_R2_ENCODE = {"int64_1M": 2, "float1M": 1, "raw16MB": 1}
+_BOTH = ("decode", "encode")
+TARGETS: list[tuple[int, str, str, str, str, float]] = [
+    *[(1, "upb", w, "to_numpy", "≤", _R1_TO_NUMPY.get(w, 1)) for w in ALL],
+    *[(1, "upb", w, "from_numpy", "≤", 1) for w in ALL],
+    *[(1, "nonumpy" if w == "int64_1M" else "purepy", w, op, "≥", _R1_PUREPY.get(w, 3))
+      for w in ALL for op in _BOTH],
+    *[(2, "upb", w, "to_numpy", "≤", _R2_TO_NUMPY.get(w, 1)) for w in ALL],
+    *[(2, "nonumpy", w, op, "≥", t) for w, t in _R2_NONUMPY.items() for op in _BOTH],
+    *[(2, "upb", w, "encode", "≤", t) for w, t in _R2_ENCODE.items()],
+]  # fmt: skip
+IMPORT_TARGET_MS = 15
+WHEEL_TARGET_KB = 300
+COPIES_TARGET = 1.05  # "at most one copy of the payload": 5 % for everything else
+UPB = {True: "upb", False: "(upb + onnx.numpy_helper)"}
+ROUNDS = {1: "the first round (all must hold)", 2: "speed, round 2 (open)"}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--quick", action="store_true", help="fewer samples: under a minute")
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    p.add_argument("--quick", action="store_true", help="fewer samples")
     p.add_argument("--only", metavar="NAMES", help="comma-separated workloads, e.g. seq10k,map10k")
-    p.add_argument("--gc", action="store_true", help="keep the garbage collector on while timing")
-    p.add_argument("--keep-going", action="store_true", help="mark mismatches FAIL and go on")
-    p.add_argument(
-        "--bridge",
-        default="onnxdata.numpy_helper",
-        help="module with to_array/from_array/... (default: %(default)s)",
-    )
     p.add_argument("--no-purepy", action="store_true", help="skip the pure-Python backend")
-    p.add_argument("--no-memory", action="store_true", help="skip peak-memory measurements")
-    p.add_argument("--no-import", action="store_true", help="skip import time and wheel size")
-    p.add_argument(
-        "--profile",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="cProfile onnxdata where it misses a target (default: on in a full run, "
-        "off with --quick)",
-    )
     p.add_argument("--output", default=str(ROOT / "docs" / "benchmarks.md"), help="report path")
-    p.add_argument("--chart", default=None, help="chart path (default: next to the report, .png)")
-    p.add_argument("--json", default=None, help="also dump the raw results here")
+    p.add_argument("--json", help="also write the raw results here")
+    p.add_argument("--child", choices=["purepy", "nonumpy", "memory"], help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
-# -- machine ------------------------------------------------------------------------
+# -- numpy bridges: the same calls on both sides ---------------------------------------
 
 
-def machine() -> dict[str, Any]:
-    info: dict[str, Any] = {}
-    cpu = "unknown"
-    mhz = None
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                key = key.strip()
-                if key == "model name" and cpu == "unknown":
-                    cpu = value.strip()
-                elif key == "cpu MHz" and mhz is None:
-                    mhz = float(value)
-    except OSError:
-        cpu = platform.processor() or "unknown"
-    info["cpu"] = cpu + (f" @ {mhz:.0f} MHz" if mhz else "")
-    info["cores"] = os.cpu_count()
-    try:
-        info["usable_cores"] = len(os.sched_getaffinity(0))
-    except AttributeError:
-        info["usable_cores"] = os.cpu_count()
-    try:
-        with open("/proc/meminfo") as f:
-            kb = int(next(line for line in f if line.startswith("MemTotal")).split()[1])
-        info["memory"] = f"{kb / 1024**2:.1f} GiB"
-    except (OSError, StopIteration):
-        info["memory"] = "unknown"
-    info["os"] = platform.platform()
-    info["python"] = f"{platform.python_implementation()} {platform.python_version()}"
-    import google.protobuf
-    import numpy
+def bridge(nh: Any, make_sparse: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(to numpy, from numpy) per workload kind, from a ``numpy_helper`` module.
+
+    Sparse tensors have no conversion in onnx.numpy_helper: their values and
+    indices are converted as two tensors (``make_sparse`` rebuilds the message).
+    """
+    to = {
+        "tensor": nh.to_array,
+        "sequence": nh.to_list,
+        "map": nh.to_dict,
+        "optional": nh.to_optional,
+        "sparse": lambda m: (nh.to_array(m.values), nh.to_array(m.indices), list(m.dims)),
+    }
+    frm = {
+        "tensor": nh.from_array,
+        "sequence": nh.from_list,
+        "map": nh.from_dict,
+        "optional": nh.from_optional,
+        "sparse": lambda v: make_sparse(nh.from_array(v[0]), nh.from_array(v[1]), v[2]),
+    }
+    return to, frm
+
+
+def same(a: Any, b: Any, path: str = "value") -> str | None:
+    """Where two numpy results differ (type, dtype, shape, bits, structure), or None."""
+    import numpy as np
+
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if (a.dtype, a.shape) != (b.dtype, b.shape):
+            return f"{path}: {a.dtype}{a.shape} vs {b.dtype}{b.shape}"
+        equal = a.tolist() == b.tolist() if a.dtype == object else a.tobytes() == b.tobytes()
+        return None if equal else f"{path}: values differ"
+    if isinstance(a, dict) and isinstance(b, dict):
+        if list(a) != list(b):
+            return f"{path}: keys differ"
+        return next((d for k in a if (d := same(a[k], b[k], f"{path}[{k!r}]"))), None)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+        diffs = (same(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b, strict=True)))
+        return next((d for d in diffs if d), None)
+    return None if type(a) is type(b) and a == b else f"{path}: {a!r:.60} vs {b!r:.60}"
+
+
+# -- in this process: onnxdata and upb ------------------------------------------------------
+
+
+def run_upb(ws: list[Any], repeat: int) -> dict[str, Any]:
+    """Verify, then time the four operations of every workload, onnxdata against upb."""
     import onnx
-    from google.protobuf.internal import api_implementation
 
     import onnxdata
+    from onnxdata import numpy_helper
 
-    info["onnxdata"] = onnxdata.__version__ + _git_commit()
-    info["numpy"] = numpy.__version__
-    info["protobuf"] = f"{google.protobuf.__version__} (backend {api_implementation.Type()})"
-    info["onnx"] = onnx.__version__
-    try:
-        import matplotlib
+    def make_ours(values: Any, indices: Any, dims: Any) -> Any:
+        return onnxdata.SparseTensorProto(values=values, indices=indices, dims=list(dims))
 
-        info["matplotlib"] = matplotlib.__version__
-    except ImportError:
-        info["matplotlib"] = "not installed (no chart)"
-    info["load_start"] = os.getloadavg()
-    return info
-
-
-def _git_commit() -> str:
-    try:
-        head = subprocess.run(
-            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(ROOT), "status", "--porcelain", "onnxdata"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return ""
-    return f" (commit {head}{', onnxdata/ modified' if dirty else ''})"
-
-
-# -- in-process timings: onnxdata and upb ------------------------------------------------
-
-
-def run_inprocess(
-    ws: list[workloads.Workload],
-    ours: bridges.Bridge,
-    budget: timing.Budget,
-    results: dict[str, Any],
-    keep_going: bool,
-) -> None:
-    oracle = bridges.oracle()
+    ours_bridge = bridge(numpy_helper, make_ours)
+    onnx_bridge = bridge(onnx.numpy_helper, onnx.helper.make_sparse_tensor)
+    times: dict[str, Any] = {}
     for w in ws:
-        print(f"  {w.name}", end="", flush=True)
-        results["times"][w.name] = {}
-        _time_workload(w, ours, oracle, budget, results, keep_going)
-        print()
+        print(f"  {w.name}", flush=True)
+        ours, theirs = getattr(onnxdata, w.message), getattr(onnx, w.message)
+        pairs = operations(w, ours, theirs, ours_bridge, onnx_bridge)
+        times[w.name] = {}
+        for op, (a, b) in pairs.items():
+            od, up = common.best_times([a, b], repeat)
+            times[w.name][op] = {"onnxdata": od, "upb": up}
+    return times
 
 
-def _time_workload(
-    w: workloads.Workload,
-    ours: bridges.Bridge,
-    oracle: bridges.Bridge,
-    budget: timing.Budget,
-    results: dict[str, Any],
-    keep_going: bool,
-) -> None:
-    """Verify, then time, the four operations on one workload: onnxdata, then upb."""
-    import onnx
+def operations(w: Any, ours: Any, theirs: Any, our_bridge: Any, onnx_bridge: Any) -> Any:
+    """op -> (onnxdata's callable, upb's callable), once both are checked to agree."""
+    data = w.data
+    ours_to, ours_from = our_bridge[0][w.kind], our_bridge[1][w.kind]
+    onnx_to, onnx_from = onnx_bridge[0][w.kind], onnx_bridge[1][w.kind]
+    msg, pb = ours.decode(data), theirs.FromString(data)
+    check(w.name, "encode", msg.encode() == data == pb.SerializeToString())
+    value = onnx_to(pb)  # also the input of numpy -> bytes, on both sides
+    diff = same(ours_to(ours.decode(data)), value)
+    check(w.name, "decode→numpy", diff is None, diff)
+    mine = ours_from(value).encode()
+    check(w.name, "numpy→bytes", mine == onnx_from(value).SerializeToString())
+    return {
+        "decode": (lambda: ours.decode(data), lambda: theirs.FromString(data)),
+        "encode": (msg.encode, pb.SerializeToString),
+        "to_numpy": (lambda: ours_to(ours.decode(data)), lambda: onnx_to(theirs.FromString(data))),
+        "from_numpy": (lambda: ours_from(value).encode(),
+                       lambda: onnx_from(value).SerializeToString()),
+    }  # fmt: skip
 
+
+def check(workload: str, op: str, ok: bool, why: str | None = None) -> None:
+    if not ok:
+        sys.exit(f"VERIFICATION FAILED: {workload} {op}: onnxdata differs from protobuf + "
+                 f"onnx.numpy_helper{': ' + why if why else ''}")  # fmt: skip
+
+
+# -- subprocesses -------------------------------------------------------------------------
+
+
+def child(mode: str, job: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run this script with ``--child MODE``, the job as JSON on stdin, the result on stdout."""
+    full_env = dict(os.environ)
+    full_env.pop("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", None)
+    proc = subprocess.run([sys.executable, __file__, "--child", mode], input=json.dumps(job),
+                          capture_output=True, text=True, env={**full_env, **(env or {})},
+                          check=False)  # fmt: skip
+    if proc.returncode:
+        sys.exit(f"the {mode} subprocess failed:\n{proc.stderr}")
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def child_main(mode: str) -> None:
+    job = json.load(sys.stdin)
+    if mode == "nonumpy":
+        sys.modules["numpy"] = None  # type: ignore[assignment]  # import numpy now fails
     import onnxdata
 
-    row = results["times"][w.name]
-    data = w.data
-    od_cls = getattr(onnxdata, w.message)
-    pb_cls = getattr(onnx, w.message)
+    if mode == "memory":  # one operation of one implementation, nothing decoded before it
+        w = job["workload"]
+        data = Path(w["path"]).read_bytes()
+        if w["impl"] == "upb":
+            import onnx
 
-    def fail(op: str, why: str) -> None:
-        msg = f"{w.name} {op}: {why}"
-        results["failures"].append(msg)
-        row[op] = {"status": "FAIL: " + why}
-        if not keep_going:
-            raise VerificationError(msg)
-        print(f"\n!!! VERIFICATION FAILED: {msg}", file=sys.stderr)
+            cls = getattr(onnx, w["message"])
+            to = onnx.numpy_helper.to_array
+        else:
+            from onnxdata import numpy_helper
 
-    def both(op: str, ours_fn: Any, upb_fn: Any, firsts: tuple[float, float]) -> None:
-        """Time both sides; ``firsts``: the times of the verification calls (the warm-ups)."""
-        mine, theirs = timing.measure_all([ours_fn, upb_fn], budget, list(firsts))
-        row[op]["onnxdata"] = mine.to_dict()
-        row[op]["upb"] = theirs.to_dict()
-        print(".", end="", flush=True)
-
-    # decode and encode: the core codec
-    od_msg, t_od = timing.timed(lambda: od_cls.decode(data))
-    pb_msg, t_pb = timing.timed(lambda: pb_cls.FromString(data))
-    pb_bytes, t_pbe = timing.timed(pb_msg.SerializeToString)
-    if pb_bytes != data:
-        raise VerificationError(f"{w.name}: protobuf does not re-encode its own bytes")
-    row["decode"] = {"status": "ok"}
-    row["encode"] = {"status": "ok"}
-    both("decode", lambda: od_cls.decode(data), lambda: pb_cls.FromString(data), (t_od, t_pb))
-    od_bytes, t_ode = timing.timed(od_msg.encode)
-    if od_bytes != data:
-        fail(
-            "encode", f"onnxdata's encoding differs from protobuf's ({_first_diff(od_bytes, data)})"
-        )
-    else:
-        both("encode", od_msg.encode, pb_msg.SerializeToString, (t_ode, t_pbe))
-
-    # the numpy bridges
-    pb_to, pb_from = oracle.to_numpy[w.kind], oracle.from_numpy[w.kind]
-    if w.kind not in ours.to_numpy:
-        why = "n/a: " + ours.missing[w.kind]
-        row["to_numpy"] = {"status": why}
-        row["from_numpy"] = {"status": why}
-        print(" (numpy bridge n/a)", end="")
+            cls = getattr(onnxdata, w["message"])
+            to = numpy_helper.to_array
+        cls.FromString(b"")  # the decoder's modules loaded
+        if w["op"] == "decode":
+            peak = common.peak_extra(lambda: cls.FromString(data))
+        else:
+            peak = common.peak_extra(lambda: to(cls.FromString(data)))
+        json.dump({"peak": peak}, sys.stdout)
         return
-    od_to, od_from = ours.to_numpy[w.kind], ours.from_numpy[w.kind]
-
-    row["to_numpy"] = {"status": "ok"}
-    # The oracle's value is also the input of numpy -> bytes, the same object on both sides.
-    value, t_pbn = timing.timed(lambda: pb_to(pb_cls.FromString(data)))
-    try:
-        od_value, t_odn = timing.timed(lambda: od_to(od_cls.decode(data)))
-        diff = bridges.same(od_value, value)
-        del od_value
-    except Exception as exc:
-        traceback.print_exc()
-        diff = f"{ours.module} raised {type(exc).__name__}: {exc}"
-    if diff:
-        fail("to_numpy", f"onnxdata's bridge disagrees with onnx.numpy_helper: {diff}")
-    else:
-        both(
-            "to_numpy",
-            lambda: od_to(od_cls.decode(data)),
-            lambda: pb_to(pb_cls.FromString(data)),
-            (t_odn, t_pbn),
-        )
-
-    row["from_numpy"] = {"status": "ok"}
-    pb_out, t_pbf = timing.timed(lambda: pb_from(value).SerializeToString())
-    od_out = None
-    try:
-        od_out, t_odf = timing.timed(lambda: od_from(value).encode())
-    except Exception as exc:
-        traceback.print_exc()
-        fail("from_numpy", f"{ours.module} raised {type(exc).__name__}: {exc}")
-    if od_out is not None and od_out != pb_out:
-        diff = _first_diff(od_out, pb_out)
-        fail("from_numpy", f"onnxdata's bytes differ from onnx.numpy_helper + protobuf's ({diff})")
-    elif od_out is not None:
-        both(
-            "from_numpy",
-            lambda: od_from(value).encode(),
-            lambda: pb_from(value).SerializeToString(),
-            (t_odf, t_pbf),
-        )
-
-
-def _first_diff(a: bytes, b: bytes) -> str:
-    n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    return f"{len(a)} vs {len(b)} bytes, first difference at offset {n}"
-
-
-# -- subprocesses ---------------------------------------------------------------------------
-
-
-def worker(
-    mode: str, job: dict[str, Any], env: dict[str, str] | None = None, timeout: float = 1800
-) -> dict[str, Any]:
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT), str(HERE)] + ([full_env["PYTHONPATH"]] if full_env.get("PYTHONPATH") else [])
-    )
-    full_env.pop("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", None)
-    full_env.update(env or {})
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "worker.py"), mode],
-        input=json.dumps(job),
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=timeout,
-        check=False,
-    )
-    try:
-        out: dict[str, Any] = json.loads(proc.stdout)
-    except json.JSONDecodeError:
-        out = {"error": f"worker {mode} exited {proc.returncode}", "traceback": proc.stderr}
-    if "error" in out:
-        sys.stderr.write(out.get("traceback", ""))
-    return out
-
-
-def run_purepy(
-    ws: list[workloads.Workload],
-    paths: dict[str, str],
-    budget: timing.Budget,
-    results: dict[str, Any],
-) -> None:
-    job = {
-        "budget": budget.to_dict(),
-        "workloads": [{"name": w.name, "message": w.message, "path": paths[w.name]} for w in ws],
-    }
-    out = worker("purepy", job, {"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"})
-    if "error" in out:
-        results["purepy_error"] = out["error"]
-        print(f"  pure-Python backend failed: {out['error']}", file=sys.stderr)
-        return
-    for name, res in out["results"].items():
-        for op in ("decode", "encode"):
-            cell = results["times"][name].setdefault(op, {"status": "ok"})
-            cell["purepy"] = res[op]
-            cell["onnxdata_paired"] = res[f"{op}_onnxdata"]
-        results["purepy_identical"][name] = res["identical"]
-
-
-def run_nonumpy(
-    ws: list[workloads.Workload],
-    paths: dict[str, str],
-    budget: timing.Budget,
-    results: dict[str, Any],
-    profile: bool,
-) -> None:
-    chosen = [w for w in ws if w.name == "int64_1M"]
-    if not chosen:
-        return
-    job = {
-        "budget": budget.to_dict(),
-        "profile": profile,
-        "workloads": [
-            {"name": w.name, "message": w.message, "path": paths[w.name]} for w in chosen
-        ],
-    }
-    out = worker("nonumpy", job)
-    if "error" in out:
-        results["failures"].append(f"numpy-absent run: {out['error']}")
-        raise VerificationError(out["error"])
-    results["nonumpy"] = out["results"]
-
-
-def run_memory(
-    ws: list[workloads.Workload],
-    paths: dict[str, str],
-    quick: bool,
-    bridge: str,
-    results: dict[str, Any],
-) -> None:
-    chosen = [w for w in ws if w.bulk and (not quick or w.name == "raw16MB")]
-    cases = [
-        ("onnxdata", "decode"),
-        ("upb", "decode"),
-        ("purepy", "decode"),
-        ("onnxdata", "to_numpy"),
-        ("upb", "to_numpy"),
-    ]
-    for w in chosen:
-        mem: dict[str, Any] = {"input": len(w.data)}
-        results["memory"][w.name] = mem
-        for impl, op in cases:
-            job = {
-                "impl": impl,
-                "op": op,
-                "bridge": bridge,
-                "workload": {
-                    "name": w.name,
-                    "message": w.message,
-                    "kind": w.kind,
-                    "path": paths[w.name],
-                },
-            }
-            env = {"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"} if impl == "purepy" else None
-            out = worker("memory", job, env)
-            if "error" in out:
-                mem[f"{impl} {op}"] = {"error": out["error"]}
-            elif "skipped" in out:
-                mem[f"{impl} {op}"] = {"skipped": out["skipped"]}
-            else:
-                mem[f"{impl} {op}"] = {"peak": out["peak"]}
-            print(".", end="", flush=True)
-    print()
-
-
-# -- import time and wheel size ---------------------------------------------------------------
-
-
-_IMPORT_SNIPPETS = {
-    "import onnxdata": "import onnxdata",
-    "import onnxdata, first decode + encode": (
-        "import onnxdata; onnxdata.TensorProto.decode(b'\\x10\\x01').encode()"
-    ),
-    "import onnxdata.numpy_helper (imports numpy)": "import onnxdata.numpy_helper",
-    "import numpy": "import numpy",
-    "import onnx": "import onnx",
-}
-
-
-def import_times(runs: int) -> dict[str, Any]:
-    """Best of ``runs`` fresh interpreters, timed inside with perf_counter around the import."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT)
-    # Bytecode cached, as after `pip install`, but not written into the source tree: the
-    # first run compiles into a temporary prefix, the best of the others counts.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    prefix = tempfile.TemporaryDirectory(prefix="onnxdata-pycache-")
-    env["PYTHONPYCACHEPREFIX"] = prefix.name
     out: dict[str, Any] = {}
-    for label, code in _IMPORT_SNIPPETS.items():
-        prog = f"import time; t = time.perf_counter(); {code}; print(time.perf_counter() - t)"
-        best = None
-        error = None
-        for _ in range(runs):
-            proc = subprocess.run(
-                [sys.executable, "-c", prog],
-                capture_output=True,
-                text=True,
-                env=env,
-                cwd=tempfile.gettempdir(),
-                check=False,
-            )
-            if proc.returncode != 0:
-                error = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "failed"
-                break
-            t = float(proc.stdout.strip())
-            best = t if best is None else min(best, t)
-        out[label] = {"seconds": best} if error is None else {"error": error}
-    # Interpreter start-up, for scale: `python -c pass`, wall clock, best of runs.
-    best = None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "pass"], check=False, env=env)
-        dt = time.perf_counter() - t0
-        best = dt if best is None else min(best, dt)
-    out["python -c pass (interpreter start-up, wall)"] = {"seconds": best}
-    prefix.cleanup()
+    for w in job["workloads"]:
+        data = Path(w["path"]).read_bytes()
+        ours = getattr(onnxdata, w["message"])
+        msg = ours.decode(data)
+        if msg.encode() != data:
+            raise AssertionError(f"{w['name']}: onnxdata's encoding differs ({mode})")
+        if mode == "nonumpy":
+            out[w["name"]] = {
+                "decode": common.best_time(lambda: ours.decode(data), job["repeat"]),  # noqa: B023
+                "encode": common.best_time(msg.encode, job["repeat"]),
+            }
+            continue
+        import onnx
+        from google.protobuf.internal import api_implementation
+
+        assert api_implementation.Type() == "python", api_implementation.Type()
+        theirs = getattr(onnx, w["message"])
+        pb = theirs.FromString(data)
+        out[w["name"]] = {"identical": pb.SerializeToString() == data}
+        for op, a, b in (
+            ("decode", lambda: theirs.FromString(data), lambda: ours.decode(data)),  # noqa: B023
+            ("encode", pb.SerializeToString, msg.encode),
+        ):
+            pure, od = common.best_times([a, b], job["repeat"], slow=0.5)
+            out[w["name"]][op] = {"purepy": pure, "onnxdata": od}
+    json.dump(out, sys.stdout)
+
+
+def run_children(ws: list[Any], folder: Path, repeat: int, purepy: bool) -> dict[str, Any]:
+    jobs = []
+    for w in ws:
+        path = folder / f"{w.name}.pb"
+        path.write_bytes(w.data)
+        jobs.append({"name": w.name, "message": w.message, "path": str(path)})
+    out: dict[str, Any] = {}
+    if purepy:
+        print("  protobuf's pure-Python backend (subprocess)", flush=True)
+        env = {"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
+        out["purepy"] = child("purepy", {"workloads": jobs, "repeat": repeat}, env)
+    print("  onnxdata with numpy blocked (subprocess)", flush=True)
+    out["nonumpy"] = child("nonumpy", {"workloads": jobs, "repeat": repeat})
+    out["memory"] = {}
+    raw = [j for j in jobs if j["name"] == "raw16MB"]
+    if raw and sys.platform == "linux":
+        print("  peak memory of raw16MB (a subprocess per figure)", flush=True)
+        for impl in ("onnxdata", "upb"):
+            for op in ("decode", "to_numpy"):
+                job = {"workload": {**raw[0], "impl": impl, "op": op}}
+                size = Path(raw[0]["path"]).stat().st_size
+                out["memory"][f"{impl} {op}"] = child("memory", job)["peak"] / size
     return out
 
 
-def wheel_size(quick: bool) -> dict[str, Any]:
-    """The real wheel (``pip wheel --no-deps``) in a full run; a zip estimate in a quick one."""
-    import zipfile
+def import_ms(runs: int) -> float:
+    """``import onnxdata``, best of fresh interpreters, bytecode cached (as after install)."""
+    prog = "import time; t = time.perf_counter(); import onnxdata; print(time.perf_counter() - t)"
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": cache}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        cmd = [sys.executable, "-c", prog]
+        runs_s = [subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cache,
+                                 check=True).stdout for _ in range(runs)]  # fmt: skip
+        return 1e3 * min(float(t) for t in runs_s)
 
-    if not quick:
-        with tempfile.TemporaryDirectory() as tmp:
-            cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp, str(ROOT)]
-            try:
-                import hatchling  # noqa: F401
 
-                cmd.insert(4, "--no-build-isolation")
-            except ImportError:
-                pass
-            try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
-            except subprocess.TimeoutExpired:
-                proc = None
-            wheels = list(Path(tmp).glob("*.whl"))
-            if proc is not None and proc.returncode == 0 and wheels:
-                return {"bytes": wheels[0].stat().st_size, "how": f"pip wheel: {wheels[0].name}"}
-            err = (
-                proc.stderr.strip().splitlines()[-1] if proc and proc.stderr.strip() else "timeout"
-            )
-            print(f"  pip wheel failed ({err}); estimating", file=sys.stderr)
+def wheel_kb(quick: bool) -> tuple[float, str]:
+    """The wheel built by pip in a full run; a deflated zip of onnxdata/ in a quick one."""
     with tempfile.TemporaryDirectory() as tmp:
+        if not quick:
+            cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", tmp, str(ROOT)]
+            if subprocess.run(cmd, capture_output=True, check=False).returncode == 0:
+                wheel = next(Path(tmp).glob("*.whl"))
+                return wheel.stat().st_size / 1000, f"pip wheel: {wheel.name}"
         target = Path(tmp) / "estimate.zip"
         with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
             for f in sorted((ROOT / "onnxdata").rglob("*")):
                 if f.is_file() and "__pycache__" not in f.parts:
                     z.write(f, f.relative_to(ROOT))
-        return {
-            "bytes": target.stat().st_size + 4000,
-            "how": "estimate: deflated zip of onnxdata/ + 4 KB of metadata",
-        }
+        return target.stat().st_size / 1000 + 4, "estimate: deflated onnxdata/ + 4 KB metadata"
 
 
-# -- profiles -------------------------------------------------------------------------------------
+# -- targets and the report -------------------------------------------------------------------
 
 
-def profiles(
-    ws: list[workloads.Workload],
-    ours: bridges.Bridge,
-    targets: list[dict[str, Any]],
-    results: dict[str, Any],
-) -> None:
-    """Where onnxdata spends its time, for every target it misses."""
-    by_name = {w.name: w for w in ws}
-    done: set[tuple[str, str]] = set()
-    for t in targets:
-        w = by_name.get(t.get("workload", ""))
-        if t["status"] != "missed" or w is None or (w.name, t["op"]) in done:
+def measured(r: dict[str, Any], kind: str, w: str, op: str) -> float | None:
+    try:
+        if kind == "upb":
+            cell = r["times"][w][op]
+            return float(cell["onnxdata"] / cell["upb"])
+        cell = r["purepy"][w][op]
+        od = r["nonumpy"][w][op] if kind == "nonumpy" else cell["onnxdata"]
+        return float(cell["purepy"] / od)
+    except KeyError:
+        return None
+
+
+def evaluate(r: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for rnd, kind, w, op, cmp, limit in TARGETS:
+        if w not in r["times"]:
             continue
-        done.add((w.name, t["op"]))
-        if t.get("nonumpy"):  # profiled in the numpy-blocked worker
-            prof = results.get("nonumpy", {}).get(w.name, {}).get("profile", {}).get(t["op"])
-            if prof:
-                results["profiles"][f"{w.name} {t['op']} (numpy blocked)"] = prof
-            continue
-        fn = _operation(w, t["op"], ours)
-        if fn is not None:
-            results["profiles"][f"{w.name} {OP_NAMES[t['op']]}"] = timing.profile(fn)
+        label = (f"{OPS[op]} {w}: onnxdata ÷ {UPB[op in _BOTH]}" if kind == "upb" else
+                 f"{op} {w}: pure-Python backend ÷ onnxdata"
+                 + (" (numpy blocked)" if kind == "nonumpy" else ""))  # fmt: skip
+        rows.append({"round": rnd, "label": label, "value": measured(r, kind, w, op),
+                     "cmp": cmp, "limit": limit, "unit": X})  # fmt: skip
+    if "import_ms" in r:
+        rows.append({"round": 1, "label": "`import onnxdata` (ms)", "value": r["import_ms"],
+                     "cmp": "≤", "limit": IMPORT_TARGET_MS, "unit": ""})  # fmt: skip
+        rows.append({"round": 1, "label": "wheel size (KB)", "value": r["wheel_kb"],
+                     "cmp": "≤", "limit": WHEEL_TARGET_KB, "unit": ""})  # fmt: skip
+    for op in ("decode", "to_numpy"):
+        if f"onnxdata {op}" in r.get("memory", {}):
+            rows.append({"round": 1, "label": f"peak memory, {OPS[op]} raw16MB (copies of the "
+                         "payload)", "value": r["memory"][f"onnxdata {op}"], "cmp": "≤",
+                         "limit": COPIES_TARGET, "unit": ""})  # fmt: skip
+    for row in rows:
+        v = row["value"]
+        met = v is not None and (v <= row["limit"] if row["cmp"] == "≤" else v >= row["limit"])
+        row["status"] = "n/a" if v is None else ("✅ met" if met else "❌ missed")
+    return rows
 
 
-def _operation(w: workloads.Workload, op: str, ours: bridges.Bridge) -> Any:
-    """onnxdata's side of one operation, as a callable (None: the bridge is n/a)."""
-    import onnx
-
-    import onnxdata
-
-    cls = getattr(onnxdata, w.message)
-    data = w.data
-    if op == "decode":
-        return lambda: cls.decode(data)
-    if op == "encode":
-        return cls.decode(data).encode
-    if op == "to_numpy" and w.kind in ours.to_numpy:
-        to = ours.to_numpy[w.kind]
-        return lambda: to(cls.decode(data))
-    if op == "from_numpy" and w.kind in ours.from_numpy:
-        value = bridges.oracle().to_numpy[w.kind](getattr(onnx, w.message).FromString(data))
-        frm = ours.from_numpy[w.kind]
-        return lambda: frm(value).encode()
-    return None
+def fmt(v: float | None, unit: str = "") -> str:
+    if v is None:
+        return "—"
+    return (f"{v:.3g}" if v < 100 else f"{v:,.0f}") + unit
 
 
-# -- main --------------------------------------------------------------------------------------
+def ms(seconds: float | None) -> str:
+    return fmt(None if seconds is None else 1e3 * seconds)
 
 
-def _phase(t0: float, text: str) -> None:
-    print(f"[{time.perf_counter() - t0:5.1f} s] {text}", flush=True)
+def time_rows(r: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for w, ops in r["times"].items():
+        for op, cell in ops.items():
+            pure = r.get("purepy", {}).get(w, {}).get(op, {})
+            speed = measured(r, "purepy", w, op) if pure else None
+            rows.append([w, OPS[op], ms(cell["onnxdata"]), ms(cell["upb"]), ms(pure.get("purepy")),
+                         fmt(cell["onnxdata"] / cell["upb"], X), fmt(speed, X)])  # fmt: skip
+        if w in r.get("nonumpy", {}):
+            for op in ("decode", "encode"):
+                rows.append([w, f"{op} (numpy blocked)", ms(r["nonumpy"][w][op]), "",
+                             ms(r.get("purepy", {}).get(w, {}).get(op, {}).get("purepy")), "",
+                             fmt(measured(r, "nonumpy", w, op), X)])  # fmt: skip
+    return rows
+
+
+TIME_HEADER = ["workload", "operation", "onnxdata ms", "upb ms", "pure-Python ms",
+               "onnxdata ÷ upb", "pure-Python ÷ onnxdata"]  # fmt: skip
+
+
+def markdown(r: dict[str, Any], ws: list[Any]) -> str:
+    m = r["machine"]
+    out = [
+        "# Benchmarks", "",
+        f"Generated by `{r['command']}` on {r['date']} ({r['mode']} run, {r['seconds']:.0f} s). "
+        "Do not edit by hand: re-run the script.", "",
+        "onnxdata against protobuf's C backend (upb, through `onnx.<Message>.FromString` / "
+        "`SerializeToString`, with `onnx.numpy_helper` for the numpy rows) and protobuf's "
+        "pure-Python backend (a subprocess with `PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=python` "
+        "reading the same bytes), in one run on one machine. *onnxdata ÷ upb* below 1: onnxdata "
+        "is faster; *pure-Python ÷ onnxdata*: onnxdata's speed-up over the pure-Python "
+        "backend.", "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['python']}, {m['os']}; numpy {m['numpy']}, "
+        f"protobuf {m['protobuf']}, onnx {m['onnx']}; onnxdata at commit {m['onnxdata commit']}; "
+        f"load average {m['load'][0]:.2f} at the start (near the core count or above: noisy "
+        "times; ratios suffer less, both sides being timed in turn).", "",
+    ]  # fmt: skip
+    for rnd, title in ROUNDS.items():
+        rows = [[t["label"], fmt(t["value"], t["unit"]), f"{t['cmp']} {t['limit']:g}{t['unit']}",
+                 t["status"]] for t in r["targets"] if t["round"] == rnd]  # fmt: skip
+        if rows:
+            out += [f"## Targets: {title}", "", md_table(["target", "measured", "goal", "status"],
+                                                        rows), ""]  # fmt: skip
+    out += [
+        "## Times", "",
+        "Best time per call. *decode*: bytes → message; *encode*: message → bytes; "
+        "*decode→numpy*: bytes → message → `to_array` / `to_list` / `to_dict` / `to_optional`; "
+        "*numpy→bytes*: `from_array` / `from_list` / `from_dict` / `from_optional` → bytes. "
+        "*pure-Python ÷ onnxdata* divides by onnxdata timed in the pure-Python backend's "
+        "subprocess (so a change of load between phases does not skew it); the numpy-blocked "
+        "rows time onnxdata where `import numpy` fails (its standard-library codec).", "",
+        md_table(TIME_HEADER, time_rows(r)), "",
+        "## Workloads", "",
+        "Built deterministically by `benchmarks/workloads.py`, encoded by protobuf; the digest "
+        "(SHA-256, first 16 hex digits) is the same on every run.", "",
+        md_table(["workload", "message", "bytes", "sha256", "what"],
+                 [[w.name, w.message, f"{len(w.data):,}", f"`{w.digest}`", w.what] for w in ws]),
+        "",
+    ]  # fmt: skip
+    if r.get("memory"):
+        out += ["## Peak memory of raw16MB", "",
+                "Resident memory one call needs above what the process holds, as a multiple of "
+                "the input's size; a fresh subprocess per figure, the peak reset through "
+                "`/proc/self/clear_refs`, C allocations counted.", "",
+                md_table(["", "copies of the input"],
+                         [[k, f"{v:.2f}"] for k, v in r["memory"].items()]), ""]  # fmt: skip
+    if "import_ms" in r:
+        out += [f"`import onnxdata`: {r['import_ms']:.1f} ms (best of fresh interpreters, "
+                f"bytecode cached). Wheel: {r['wheel_kb']:.1f} KB ({r['wheel_how']}).",
+                ""]  # fmt: skip
+    out += [
+        "## Method", "",
+        "- `timeit`: `Timer.autorange` picks the calls per sample, the best of "
+        f"{r['repeat']} samples counts (calls above a second get fewer), the collector is off "
+        "while timing; the two sides of a ratio are sampled in turn.",
+        "- Before timing, every onnxdata encoding is checked byte for byte against protobuf's, "
+        "and decode→numpy results against `onnx.numpy_helper`'s (dtype, shape, bits).",
+        "- Sparse tensors: `onnx.numpy_helper` has no sparse conversion, so decode→numpy is "
+        "`to_array` of `values` and of `indices`, numpy→bytes `from_array` of both "
+        "(`onnx.helper.make_sparse_tensor` on the oracle side).", "",
+    ]  # fmt: skip
+    return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.profile is None:
-        args.profile = not args.quick
-    t_start = time.perf_counter()
-    budget = timing.QUICK if args.quick else timing.FULL
-    if args.gc:
-        budget = timing.Budget(**{**budget.to_dict(), "gc_enabled": True})
-    names = args.only.split(",") if args.only else None
-    if names and set(names) - set(workloads.NAMES):
-        sys.exit(f"unknown workloads: {sorted(set(names) - set(workloads.NAMES))}")
-
+    if args.child:
+        child_main(args.child)
+        return 0
     from google.protobuf.internal import api_implementation
 
     if api_implementation.Type() != "upb":
-        sys.exit(
-            f"protobuf backend here is {api_implementation.Type()!r}: run with upb "
-            "(unset PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION)"
-        )
+        sys.exit("run with protobuf's upb backend (unset PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION)")
+    import workloads
 
-    results: dict[str, Any] = {
-        "mode": "quick" if args.quick else "full",
-        "command": "python benchmarks/run.py"
-        + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""),
+    names = args.only.split(",") if args.only else ALL
+    if set(names) - set(ALL):
+        sys.exit(f"unknown workloads: {sorted(set(names) - set(ALL))}")
+    start = time.perf_counter()
+    repeat = 3 if args.quick else 7
+    r: dict[str, Any] = {
+        "mode": "quick" if args.quick else "full", "repeat": repeat,
+        "command": " ".join(["python benchmarks/run.py", *sys.argv[1:]]),
         "date": datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
-        "budget": budget.to_dict(),
-        "machine": machine(),
-        "times": {},
-        "purepy_identical": {},
-        "nonumpy": {},
-        "memory": {},
-        "imports": {},
-        "wheel": {},
-        "profiles": {},
-        "failures": [],
-        "targets": [],
-    }
-    print(
-        f"onnxdata benchmarks ({results['mode']}) - {results['machine']['cpu']}, "
-        f"load {results['machine']['load_start'][0]:.2f}"
-    )
-
-    _phase(t_start, "building workloads...")
+        "machine": common.machine(),
+    }  # fmt: skip
+    print(f"onnxdata benchmarks ({r['mode']}), load {r['machine']['load'][0]:.2f}", flush=True)
     ws = workloads.build(names)
-    results["workloads"] = [
-        {
-            "name": w.name,
-            "what": w.what,
-            "message": w.message,
-            "bytes": len(w.data),
-            "digest": w.digest,
-            "notes": w.notes,
-        }
-        for w in ws
-    ]
-
-    ours = bridges.ours(args.bridge)
-    results["bridge"] = {"module": args.bridge, "missing": ours.missing}
-    if ours.missing:
-        for kind, why in sorted(ours.missing.items()):
-            print(f"  numpy bridge n/a for {kind}: {why}")
-
-    code = 0
+    print("onnxdata and upb, in this process:", flush=True)
+    r["times"] = run_upb(ws, repeat)
     with tempfile.TemporaryDirectory(prefix="onnxdata-bench-") as tmp:
-        paths = {}
-        for w in ws:
-            paths[w.name] = os.path.join(tmp, w.name + ".pb")
-            Path(paths[w.name]).write_bytes(w.data)
-        try:
-            _phase(t_start, "onnxdata and protobuf upb, in this process:")
-            run_inprocess(ws, ours, budget, results, args.keep_going)
-            if not args.no_purepy:
-                _phase(t_start, "protobuf pure-Python backend (subprocess)...")
-                run_purepy(ws, paths, budget, results)
-            _phase(t_start, "onnxdata with numpy blocked (subprocess)...")
-            run_nonumpy(ws, paths, budget, results, args.profile)
-            if not args.no_memory:
-                _phase(t_start, "peak memory (one subprocess per measurement)")
-                run_memory(ws, paths, args.quick, args.bridge, results)
-        except VerificationError as exc:
-            print(f"\n{'!' * 72}\nVERIFICATION FAILED: {exc}\n{'!' * 72}", file=sys.stderr)
-            return 1
-    if not args.no_import:
-        _phase(t_start, "import time and wheel size...")
-        results["imports"] = import_times(4 if args.quick else 15)
-        results["wheel"] = wheel_size(args.quick)
-
-    results["targets"] = report.evaluate(results)
-    if args.profile:
-        _phase(t_start, "profiling missed targets...")
-        profiles(ws, ours, results["targets"], results)
-    results["machine"]["load_end"] = os.getloadavg()
-    results["duration"] = time.perf_counter() - t_start
-
-    out = Path(args.output)
-    chart = Path(args.chart) if args.chart else out.with_suffix(".png")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    chart_ok = report.chart(results, chart)
-    out.write_text(report.markdown(results, chart if chart_ok else None, out, HERE / "notes.md"))
+        r.update(run_children(ws, Path(tmp), repeat, not args.no_purepy))
+    r["import_ms"] = import_ms(4 if args.quick else 15)
+    r["wheel_kb"], r["wheel_how"] = wheel_kb(args.quick)
+    r["targets"] = evaluate(r)
+    r["seconds"] = time.perf_counter() - start
+    Path(args.output).write_text(markdown(r, ws), encoding="utf-8")
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1, default=str))
-    print()
-    print(report.console(results))
-    print(
-        f"\nwrote {out}"
-        + (f" and {chart}" if chart_ok else " (no chart: matplotlib missing)")
-        + f" in {results['duration']:.0f} s"
-    )
-    if results["failures"]:
-        print(f"\n{'!' * 72}\n{len(results['failures'])} VERIFICATION FAILURE(S):", file=sys.stderr)
-        for f in results["failures"]:
-            print("  " + f, file=sys.stderr)
-        code = 1
-    return code
+        Path(args.json).write_text(json.dumps(r, indent=1, default=str), encoding="utf-8")
+    print(md_table(TIME_HEADER, time_rows(r)))
+    for t in r["targets"]:
+        if t["status"] != "✅ met":
+            print(f"{t['status']} (round {t['round']}): {t['label']}: {fmt(t['value'], t['unit'])} "
+                  f"(goal {t['cmp']} {t['limit']:g})")  # fmt: skip
+    met = sum(t["status"] == "✅ met" for t in r["targets"])
+    print(f"{met} of {len(r['targets'])} targets met; wrote {args.output} in {r['seconds']:.0f} s")
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The eight workloads of issue 4, built deterministically by the oracle.
+"""The eight workloads of ``run.py``, built deterministically by the oracle.
 
 Every workload's bytes are written by protobuf (upb) through the ``onnx``
 classes or ``onnx.numpy_helper``, so they are what users actually meet.  The

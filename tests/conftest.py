@@ -1,4 +1,19 @@
-"""Shared pytest set-up: the hypothesis profiles.
+"""Shared pytest set-up: where the shared helpers are, and the hypothesis profiles.
+
+The test files (``test_*.py``) are named by the behaviour they prove; what
+they share lives in these modules, next to this file, and nowhere else:
+
+* ``oracle.py``: protobuf (upb, through the ``onnx`` classes) as the oracle:
+  ``ORACLE``, ``MESSAGE_TYPES``, ``to_oracle``, ``assert_same``,
+  ``check_decode`` (the decode contract), ``varint_path``, and the onnx
+  wheel's typed backend test data (``CORPUS``, ``corpus_files``);
+* ``wirekit.py``: exact wire bytes (varints, tags, fields, nesting), the raw
+  field tree, and the one engine that mutates valid encodings;
+* ``message_strategies.py``: hypothesis strategies of valid messages and of
+  decoder inputs, and ``scaled`` (examples as a share of the profile);
+* ``numpy_support.py``: numpy-side helpers and sample messages;
+* ``fuzz/``: seeds, the differential check and the seeded mutator shared by the
+  CI differential run and the atheris targets.
 
 Two profiles:
 
@@ -12,7 +27,7 @@ Two profiles:
 ``HYPOTHESIS_PROFILE`` picks the profile by name; without it (or with ``CI``
 set) the ``ci`` profile is loaded.  A test that wants fewer examples than the
 profile (because each example is expensive) scales the profile's count with
-``strategies.scaled`` instead of hard-coding a number, so ``long`` makes it
+``message_strategies.scaled`` instead of hard-coding a number, so ``long`` makes it
 longer too.
 """
 
@@ -24,7 +39,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
-# Make ``import oracle`` / ``import strategies`` work whatever the rootdir and
+# Make ``import oracle`` / ``import message_strategies`` work whatever the rootdir and
 # import mode; the helper modules live next to this file.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 

@@ -1,4 +1,4 @@
-"""Shared helpers of the numpy bridge tests (test_numpy_*.py).
+"""Shared helpers of the tests that need numpy (test_numpy_*.py, views, streaming, files).
 
 * :func:`assert_same_value` compares what a ``to_*`` function returns on both
   sides: arrays by dtype, shape and bytes (so NaN payloads and ``-0.0``
@@ -9,34 +9,28 @@
   bit patterns onnx reads from ``int32_data`` (float16/bfloat16/float8/bool,
   packed 4- and 2-bit pairs, 6-bit codes).
 * :func:`oracle_and_ours` gives the same bytes to both decoders.
+* :func:`sample_tensor`, :func:`raw_tensor` and :func:`every_view` serve the
+  tests of views, streaming and files (test_decode_views.py and others).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import os
+import sys
 from array import array
 from collections.abc import Iterator
 from typing import Any
 
 import ml_dtypes
 import numpy as np
-import onnx
 from hypothesis import strategies as st
+from message_strategies import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from oracle import ORACLE
 
 import onnxdata
-
-ORACLE_TYPES: dict[type, Any] = {
-    onnxdata.TensorProto: onnx.TensorProto,
-    onnxdata.SparseTensorProto: onnx.SparseTensorProto,
-    onnxdata.SequenceProto: onnx.SequenceProto,
-    onnxdata.MapProto: onnx.MapProto,
-    onnxdata.OptionalProto: onnx.OptionalProto,
-}
-
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 # data_type -> bits of the packed types
 PACKED_BITS = {21: 4, 22: 4, 23: 4, 25: 2, 26: 2, 27: 6, 28: 6}
@@ -70,7 +64,7 @@ def oracle_and_ours(message: Any) -> tuple[Any, Any]:
     """The oracle's and onnxdata's decoding of ``message``'s encoding."""
     data = message.encode()
     cls = type(message)
-    return ORACLE_TYPES[cls].FromString(data), cls.decode(data)
+    return ORACLE[cls].FromString(data), cls.decode(data)
 
 
 def assert_same_value(ours: Any, theirs: Any, path: str = "value") -> None:
@@ -253,3 +247,47 @@ def arrays(draw: Any, dtypes: list[np.dtype[Any]] = NUMPY_DTYPES) -> np.ndarray:
     elif layout == "reversed" and a.ndim:
         a = a[::-1]
     return a
+
+
+# --------------------------------------------------------------------------
+# samples of the big-data tests (views, streaming, files)
+
+LITTLE = sys.byteorder == "little"
+SNAN32 = b"\x01\x00\x80\x7f"  # a signalling NaN: a float round trip would quiet it
+
+
+def sample_tensor() -> onnxdata.TensorProto:
+    """A tensor with every bulk field set: raw, strings, floats (a signalling NaN), ints."""
+    return onnxdata.TensorProto(
+        dims=[2, 2],
+        data_type=onnxdata.TensorProto.FLOAT,
+        name="t",
+        raw_data=np.arange(4, dtype=np.float32).tobytes(),
+        string_data=[b"ab", b"", b"\xff\x00"],
+        float_data=array("f", SNAN32 + np.float32(1.5).tobytes()),
+        double_data=array("d", [2.5, -0.0]),
+        int64_data=array("q", [1, -1]),
+    )
+
+
+def raw_tensor() -> onnxdata.TensorProto:
+    """A 2x2 float tensor in ``raw_data``."""
+    return onnxdata.numpy_helper.from_array(np.arange(4, dtype=np.float32).reshape(2, 2))
+
+
+def every_view(m: Any) -> list[tuple[str, memoryview]]:
+    """(path, view) for every memoryview held anywhere in ``m``."""
+    found = []
+    for name in [f.name for f in dataclasses.fields(m)]:
+        value = getattr(m, name)
+        if isinstance(value, memoryview):
+            found.append((name, value))
+        elif isinstance(value, onnxdata.Message):
+            found += [(f"{name}.{p}", v) for p, v in every_view(value)]
+        elif type(value) is list:
+            for i, item in enumerate(value):
+                if isinstance(item, memoryview):
+                    found.append((f"{name}[{i}]", item))
+                elif isinstance(item, onnxdata.Message):
+                    found += [(f"{name}[{i}].{p}", v) for p, v in every_view(item)]
+    return found

@@ -13,13 +13,18 @@
   parsed string is not valid UTF-8), and unknown fields through the oracle's
   serialization of a copy with every known field cleared.
 * :func:`check_decode` is the decode contract for one input and one type.
+* :data:`CORPUS` and :func:`corpus_files`: the ``.pb`` files of the onnx
+  wheel's backend test data, each with the message type its model says.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import re
 from array import array
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import onnx
@@ -50,6 +55,49 @@ _FLOAT_CODES = {_T.TYPE_FLOAT: "f", _T.TYPE_DOUBLE: "d"}
 
 def oracle_type(cls: type) -> type:
     return ORACLE[cls]
+
+
+# --------------------------------------------------------------------------
+# the onnx wheel's backend test data, typed
+
+CORPUS = Path(onnx.__file__).parent / "backend" / "test" / "data"
+_KIND = {
+    "tensor_type": onnxdata.TensorProto,
+    "sparse_tensor_type": onnxdata.SparseTensorProto,
+    "sequence_type": onnxdata.SequenceProto,
+    "map_type": onnxdata.MapProto,
+    "optional_type": onnxdata.OptionalProto,
+}
+_NAME = re.compile(r"(?:(?P<prefix>.+)_)?(?P<kind>input|output)_(?P<index>\d+)\.pb")
+
+
+@functools.cache
+def _graph(model: Path) -> Any:
+    return onnx.load(str(model), load_external_data=False).graph
+
+
+def corpus_message_type(path: Path) -> type | None:
+    """The onnxdata class of the value in the corpus file ``path`` (None: not a value file).
+
+    ``input_N.pb`` holds a value of ``graph.input[N]`` and ``output_N.pb`` one of
+    ``graph.output[N]``, as onnx's own backend runner reads them.
+    """
+    match = _NAME.fullmatch(path.name)
+    if not match:
+        return None
+    if match["prefix"]:  # light/light_<model>_output_0.pb next to light_<model>.onnx
+        model = path.with_name(match["prefix"] + ".onnx")
+    else:  # <test>/test_data_set_K/input_N.pb, with <test>/model.onnx
+        model = path.parent.parent / "model.onnx"
+    graph = _graph(model)
+    values = graph.input if match["kind"] == "input" else graph.output
+    return _KIND[values[int(match["index"])].type.WhichOneof("value")]
+
+
+def corpus_files() -> list[tuple[type, Path]]:
+    """(message class, path) for every value file of the corpus (none if onnx ships none)."""
+    found = [(corpus_message_type(p), p) for p in sorted(CORPUS.rglob("*.pb"))]
+    return [(cls, p) for cls, p in found if cls is not None]
 
 
 # --------------------------------------------------------------------------

@@ -11,9 +11,9 @@ import pathlib
 import subprocess
 import sys
 
+import message_strategies as ms
 import onnx
 import pytest
-import strategies as gen
 from google.protobuf import json_format
 from hypothesis import HealthCheck, given, settings
 
@@ -90,7 +90,7 @@ def test_from_json_matches_parse(
 @pytest.mark.parametrize("cls", list(ORACLE), ids=lambda c: c.__qualname__)
 def test_json_agrees_with_oracle_on_generated_messages(cls: type[onnxdata.Message]) -> None:
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(gen.messages_of(cls, big=False))
+    @given(ms.messages_of(cls, big=False))
     def agree(m: onnxdata.Message) -> None:
         ours = to_json_object(m)
         if any("\udc80" <= c <= "\udcff" for c in json.dumps(ours, ensure_ascii=False)):

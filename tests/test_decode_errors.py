@@ -15,10 +15,9 @@ varints) at the top level and nested deep inside other messages, the
   counts that show it (``length 10 at offset 7 runs past the end (7 bytes left)``);
 * ``str(err) == f"{path}: {reason}"``, and the oracle rejects the same bytes.
 
-``test_wording_asked_for_by_the_issue`` pins the phrasing issue 5 asks for
-(bugs-core.md R9, fixed): "of the input" or "of the enclosing message at
-offset N", the bytes left, where an unclosed group opened, the field number of
-a cut unknown field.
+``test_errors_name_what_is_left_and_where`` pins the phrasing (bugs-core.md R9,
+fixed): "of the input" or "of the enclosing message at offset N", the bytes
+left, where an unclosed group opened, the field number of a cut unknown field.
 """
 
 from __future__ import annotations
@@ -195,21 +194,14 @@ def test_offsets_are_absolute_in_a_memoryview_slice() -> None:
     assert info.value.offset == 3
 
 
-def _chain(levels: int, number: int = 5) -> bytes:
-    data = b""
-    for _ in range(levels):
-        data = wk.f_len(number, data)
-    return data
-
-
 @pytest.mark.parametrize(
     "cls, number, step",
     [(SequenceProto, 5, "sequence_values[0]"), (OptionalProto, 7, "optional_value")],
 )
 def test_nesting_past_100_names_the_level(cls: type, number: int, step: str) -> None:
-    data = _chain(101, number)
+    data = wk.nest(number, b"", 101)
     assert oracle_parse(cls, data) is None
-    cls.decode(_chain(100, number))  # exactly 100 is fine
+    cls.decode(wk.nest(number, b"", 100))  # exactly 100 is fine
     with pytest.raises(DecodeError) as info:
         cls.decode(data)
     err = info.value
@@ -261,7 +253,7 @@ def test_unclosed_group_is_an_error_at_the_end() -> None:
 
 
 # --------------------------------------------------------------------------
-# wording the issue asks for (bugs-core.md R9)
+# the wording of the errors (bugs-core.md R9)
 
 _WANTED = [
     pytest.param(TensorProto, b"\x25\x00\x00", r"\(2 bytes left\)", id="one float: bytes left"),
@@ -284,7 +276,7 @@ _WANTED = [
 
 
 @pytest.mark.parametrize("cls, data, wanted", _WANTED)
-def test_wording_asked_for_by_the_issue(cls: type, data: bytes, wanted: str) -> None:
+def test_errors_name_what_is_left_and_where(cls: type, data: bytes, wanted: str) -> None:
     assert oracle_parse(cls, data) is None
     with pytest.raises(DecodeError) as info:
         cls.decode(data)
@@ -309,7 +301,7 @@ _LEAVES = [
 @pytest.mark.parametrize("number, leaf, tail", _LEAVES, ids=[t for _, _, t in _LEAVES])
 def test_nesting_past_100_at_every_kind_of_sub_message(number: int, leaf: bytes, tail: str) -> None:
     def build(levels: int) -> bytes:
-        return _chain_around(wk.f_len(number, leaf), levels)
+        return wk.nest(5, wk.f_len(number, leaf), levels)
 
     ok = build(98)  # the leaf's sub-message is level 100
     assert oracle_parse(SequenceProto, ok) is not None
@@ -322,9 +314,3 @@ def test_nesting_past_100_at_every_kind_of_sub_message(number: int, leaf: bytes,
     assert err.path == "SequenceProto" + ".sequence_values[0]" * 99 + "." + tail
     assert err.offset == len(bad) - len(leaf)  # the tag of the level-101 field
     assert err.reason == f"nesting deeper than 100 messages at offset {err.offset}"
-
-
-def _chain_around(inner: bytes, levels: int) -> bytes:
-    for _ in range(levels):
-        inner = wk.f_len(5, inner)
-    return inner

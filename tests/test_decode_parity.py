@@ -6,7 +6,7 @@ For every input ``b`` and every message type ``M``: onnxdata raises
 and every field value matches.  No other exception ever escapes.
 
 Inputs are the oracle's serializations of generated messages, rewritten on the
-wire (see ``strategies.mutated_encodings``), then perhaps damaged byte-wise;
+wire (see ``message_strategies.mutated_encodings``), then perhaps damaged byte-wise;
 and plain random bytes.  Each input is decoded as *every* message type, so
 bytes of one type are also fed to the others.
 """
@@ -21,8 +21,8 @@ import pytest
 import wirekit as wk
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from message_strategies import MESSAGE_TYPES, decoder_inputs, messages_of, scaled
 from oracle import ORACLE, VARINT_PATHS, assert_same, check_decode, to_oracle, varint_path
-from strategies import MESSAGE_TYPES, decoder_inputs, messages_of, scaled
 
 import onnxdata
 import onnxdata._npvarints as npvarints

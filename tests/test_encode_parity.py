@@ -3,13 +3,18 @@ serializes the same values, and decodes back to an equal message."""
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from message_strategies import MESSAGE_TYPES, any_message, messages_of, scaled
+from numpy_support import SNAN32
 from oracle import VARINT_PATHS, assert_same, to_oracle, varint_path
-from strategies import MESSAGE_TYPES, any_message, messages_of, scaled
+
+from onnxdata import TensorProto
 
 
 def _check(m: Any, path: str = "default") -> None:
@@ -52,3 +57,17 @@ def test_from_string_and_serialize_aliases(m: Any) -> None:
     data = m.SerializeToString()
     assert type(m).FromString(data) == m
     assert type(m).FromString(data).encode() == data
+
+
+def test_float_fields_encode_from_buffers_bit_for_bit() -> None:
+    # A memoryview of a native float32/float64 numpy array (or a copy=False
+    # view) is written as it is: no float round trip, a signalling NaN kept.
+    f32 = np.frombuffer(SNAN32 + np.float32(2).tobytes(), dtype=np.float32)
+    f64 = np.array([1.5, -0.0])
+    t = TensorProto(float_data=memoryview(f32), double_data=memoryview(f64))  # type: ignore[arg-type]
+    expected = TensorProto(float_data=array("f", f32.tobytes()), double_data=array("d", f64))
+    assert t.encode() == expected.encode()
+    assert t == expected
+    # another type is converted value by value, as before
+    wider = memoryview(np.array([1.5], dtype=np.float64))
+    assert TensorProto(float_data=wider).encode() == TensorProto(float_data=[1.5]).encode()  # type: ignore[arg-type]

@@ -15,11 +15,11 @@ import os
 from array import array
 from typing import Any
 
+import message_strategies as ms
 import ml_dtypes
 import numpy as np
 import onnx
 import pytest
-import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy_support import (
@@ -34,6 +34,7 @@ from numpy_support import (
     raw_size,
 )
 from onnx import numpy_helper as onh
+from oracle import CORPUS
 
 import onnxdata
 from onnxdata import numpy_helper as nh
@@ -46,7 +47,7 @@ from onnxdata import numpy_helper as nh
     ("data_type", "storage"),
     [(t, s) for t in ALL_TYPES for s in ("raw", "typed") if (t, s) != (8, "raw")],
 )
-@settings(max_examples=strategies.scaled(0.06))
+@settings(max_examples=ms.scaled(0.06))
 @given(data=st.data())
 def test_to_array_matches_onnx(data_type: int, storage: str, data: Any) -> None:
     """Every data type from raw_data and from its typed field (STRING has no raw form)."""
@@ -116,7 +117,7 @@ def test_signalling_nan_bits_survive_float_data() -> None:
 # from_array
 
 
-@settings(max_examples=strategies.scaled(1.0))
+@settings(max_examples=ms.scaled(1.0))
 @given(a=arrays(), name=st.one_of(st.none(), st.just(""), st.text(max_size=5)))
 def test_from_array_matches_onnx(a: np.ndarray, name: str | None) -> None:
     ours = nh.from_array(a, name)
@@ -126,14 +127,14 @@ def test_from_array_matches_onnx(a: np.ndarray, name: str | None) -> None:
     assert_same_array(nh.to_array(decoded), onh.to_array(oracle))
 
 
-@settings(max_examples=strategies.scaled(0.3))
+@settings(max_examples=ms.scaled(0.3))
 @given(a=arrays([d for d in NUMPY_DTYPES if d.itemsize > 1]))
 def test_from_array_big_endian_input(a: np.ndarray) -> None:
     swapped = a.astype(a.dtype.newbyteorder(">"))
     assert nh.from_array(swapped).encode() == onh.from_array(a).SerializeToString()
 
 
-@settings(max_examples=strategies.scaled(0.3))
+@settings(max_examples=ms.scaled(0.3))
 @given(a=arrays())
 def test_from_array_numpy_scalar(a: np.ndarray) -> None:
     scalar = a.reshape(-1)[0] if a.size else np.float32(-0.0)
@@ -141,7 +142,7 @@ def test_from_array_numpy_scalar(a: np.ndarray) -> None:
     assert nh.from_array(scalar).encode() == onh.from_array(scalar).SerializeToString()
 
 
-@settings(max_examples=strategies.scaled(0.5))
+@settings(max_examples=ms.scaled(0.5))
 @given(
     items=st.lists(st.one_of(st.text(max_size=5), st.binary(max_size=5)), max_size=12),
     kind=st.sampled_from(["U", "object"]),
@@ -250,7 +251,7 @@ def _lists(children: Any) -> Any:
 python_values = st.one_of(small_arrays(), _lists(None), dicts(None))
 
 
-@settings(max_examples=strategies.scaled(0.8))
+@settings(max_examples=ms.scaled(0.8))
 @given(value=python_values, name=st.one_of(st.none(), st.text(max_size=3)))
 def test_containers_match_onnx(value: Any, name: str | None) -> None:
     kind = "list" if isinstance(value, list) else "dict" if isinstance(value, dict) else "array"
@@ -337,7 +338,7 @@ def test_to_functions_refuse_like_onnx() -> None:
 # --------------------------------------------------------------------------
 # corpora
 
-_DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+_DATA = str(CORPUS)
 _PB_FILES = sorted(
     os.path.relpath(os.path.join(root, f), _DATA)
     for root, _, files in os.walk(_DATA)
@@ -475,8 +476,8 @@ def empty_dir(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return tmp_path_factory.mktemp("empty")
 
 
-@settings(max_examples=strategies.scaled(0.5))
-@given(message=strategies.values())
+@settings(max_examples=ms.scaled(0.5))
+@given(message=ms.values())
 def test_any_message_contract(empty_dir: Any, message: Any) -> None:
     """Random (mostly invalid) messages: only ValueError/TypeError/OSError, else onnx's result."""
     kind = type(message).__name__

@@ -11,12 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import message_strategies as ms
 import ml_dtypes
 import numpy as np
 import onnx
 import onnx.checker
 import pytest
-import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy_support import NUMPY_DTYPES, PACKED_BITS, arrays, assert_same_value
@@ -43,7 +43,7 @@ def _expected_dense(a: np.ndarray) -> np.ndarray:
     return a.astype(object) if a.dtype.kind == "U" else a
 
 
-@settings(max_examples=strategies.scaled(0.6))
+@settings(max_examples=ms.scaled(0.6))
 @given(a=arrays(), coordinates=st.booleans(), name=st.text(min_size=1, max_size=3))
 def test_from_dense_round_trip(a: np.ndarray, coordinates: bool, name: str) -> None:
     if a.ndim == 0 or a.size == 0:
@@ -66,7 +66,7 @@ def _canonical(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a)
 
 
-@settings(max_examples=strategies.scaled(0.3))
+@settings(max_examples=ms.scaled(0.3))
 @given(
     strs=st.lists(st.sampled_from(["", "", "a", "é\x00"]), min_size=1, max_size=9),
     coordinates=st.booleans(),
@@ -145,7 +145,7 @@ def _reference(sparse: onnxdata.SparseTensorProto) -> np.ndarray:
     return dense.reshape(sparse.dims)
 
 
-@settings(max_examples=strategies.scaled(0.8))
+@settings(max_examples=ms.scaled(0.8))
 @given(sparse=raw_sparse())
 def test_to_array_accepts_what_the_checker_accepts(sparse: onnxdata.SparseTensorProto) -> None:
     accepted = _checker_accepts(sparse)

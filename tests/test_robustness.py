@@ -83,12 +83,6 @@ def _peak(fn: Callable[[], Any]) -> int:
         tracemalloc.stop()
 
 
-def _nest(number: int, data: bytes, levels: int) -> bytes:
-    for _ in range(levels):
-        data = wk.f_len(number, data)
-    return data
-
-
 FORGED = [
     ("raw_data claims 2**62", TensorProto, b"\x4a" + wk.varint(2**62) + bytes(64)),
     ("raw_data claims 2**32-1", TensorProto, b"\x4a" + wk.varint(2**32 - 1) + bytes(64)),
@@ -99,7 +93,7 @@ FORGED = [
     ("map keys claim 2**40 bytes", MapProto, b"\x1a" + wk.varint(2**40) + bytes(64)),
     ("unknown field claims 2**62", TensorProto, wk.tag(19999, 2) + wk.varint(2**62)),
     ("sub-message claims 2**62", SequenceProto, b"\x1a" + wk.varint(2**62)),
-    ("2**62 under 99 levels", OptionalProto, _nest(7, b"\x1a" + wk.varint(2**62), 99)),
+    ("2**62 under 99 levels", OptionalProto, wk.nest(7, b"\x1a" + wk.varint(2**62), 99)),
 ]
 
 

@@ -413,16 +413,9 @@ def test_decode_rejects(cls: type, data: str, offset: int | None, path: str | No
 # nesting depth: 100 sub-message levels (101 messages) decode, 101 do not
 
 
-def _nest(levels: int, tag: bytes = b"\x3a", inner: bytes = b"") -> bytes:
-    data = inner
-    for _ in range(levels):
-        data = tag + wk.varint(len(data)) + data
-    return data
-
-
 @pytest.mark.parametrize("levels, ok", [(99, True), (100, True), (101, False), (150, False)])
 def test_depth_limit_optional_chain(levels: int, ok: bool) -> None:
-    data = _nest(levels)
+    data = wk.nest(7, b"", levels)  # OptionalProto.optional_value
     assert (oracle_parse(OptionalProto, data) is not None) == ok
     if ok:
         check_decode(OptionalProto, data)
@@ -437,7 +430,7 @@ def test_depth_limit_optional_chain(levels: int, ok: bool) -> None:
 def test_depth_limit_counts_leaf_messages(levels: int) -> None:
     # levels OptionalProto.optional_value, then tensor_value { segment { } }: 2 more levels.
     inner = b"\x1a" + wk.varint(2) + b"\x1a\x00"  # tensor_value { segment {} }
-    data = _nest(levels - 1, inner=inner)
+    data = wk.nest(7, inner, levels - 1)
     ok = oracle_parse(OptionalProto, data) is not None
     assert ok == (levels + 1 <= 100)
     check_decode(OptionalProto, data)
@@ -472,7 +465,7 @@ def test_group_depth_counts_with_messages(groups: int, ok: bool) -> None:
 
 
 def test_very_deep_input_raises_decode_error_not_recursion_error() -> None:
-    data = _nest(100_000)
+    data = wk.nest(7, b"", 100_000)
     with pytest.raises(DecodeError):
         OptionalProto.decode(data)
     groups = wk.tag(1, 3) * 100_000
@@ -805,3 +798,34 @@ def test_lengths_at_their_size_edges_match_oracle(n: int, room: int) -> None:
     check_decode(TensorProto, data)
     # The same length inside a sub-message, where ``end`` is not the buffer's end.
     check_decode(SequenceProto, wk.f_len(3, data) + wk.f_varint(2, 1))
+
+
+# lengths: 5 bytes as upb reads them, more only where 5 cannot say it
+
+
+@pytest.mark.parametrize(
+    "prefix, value",
+    [
+        ("ff ff ff ff 7f", (1 << 35) - 1),  # the largest 5-byte length: upb's limit
+        ("80 80 80 80 80 01", 1 << 35),  # 32 GiB: the smallest that needs 6 bytes
+        ("ff ff ff ff ff ff ff ff ff 01", (1 << 64) - 1),
+    ],
+)
+def test_lengths_past_32_gib_need_and_get_more_bytes(prefix: str, value: int) -> None:
+    from onnxdata._encode import encode_varint
+    from onnxdata._wire import read_length
+
+    raw = bytes.fromhex(prefix)
+    assert encode_varint(value) == raw
+    # a payload that long cannot be built here: tell the reader the input goes on
+    assert read_length(raw, 0, 1 << 70) == (value, len(raw))
+
+
+@pytest.mark.parametrize(
+    "prefix", ["81 80 80 80 80 00", "ff ff ff ff ff 00", "ff ff ff ff ff 80 00"]
+)
+def test_over_long_lengths_are_still_rejected(prefix: str) -> None:
+    from onnxdata._wire import read_length
+
+    with pytest.raises(DecodeError, match="longer than 5 bytes"):
+        read_length(bytes.fromhex(prefix), 0, 1 << 70)

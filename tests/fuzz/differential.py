@@ -36,11 +36,10 @@ for p in (str(TESTS), str(TESTS.parent)):
         sys.path.insert(0, p)
 
 from google.protobuf.message import DecodeError as OracleDecodeError  # noqa: E402
-from oracle import ORACLE, VARINT_PATHS, assert_same, varint_path  # noqa: E402
+from oracle import MESSAGE_TYPES, ORACLE, VARINT_PATHS, assert_same, varint_path  # noqa: E402
 
 import onnxdata  # noqa: E402
 
-MESSAGE_TYPES: list[type] = list(ORACLE)
 BY_NAME: dict[str, type] = {cls.__qualname__: cls for cls in MESSAGE_TYPES}
 # Short names for the command line and the corpus directories.
 SHORT: dict[str, type] = {

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
-import re
 import struct
 import sys
 from pathlib import Path
@@ -36,53 +35,22 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import differential  # noqa: E402  (puts tests/ on sys.path)
-import onnx  # noqa: E402
 import wirekit as wk  # noqa: E402
 from google.protobuf.descriptor import FieldDescriptor  # noqa: E402
-from oracle import ORACLE  # noqa: E402
+from oracle import ORACLE, corpus_files  # noqa: E402
 
 import onnxdata  # noqa: E402
 
 _T = FieldDescriptor
-DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
-_KIND = {
-    "tensor_type": onnxdata.TensorProto,
-    "sparse_tensor_type": onnxdata.SparseTensorProto,
-    "sequence_type": onnxdata.SequenceProto,
-    "map_type": onnxdata.MapProto,
-    "optional_type": onnxdata.OptionalProto,
-}
-_NAME = re.compile(r"(?:(?P<prefix>.+)_)?(?P<kind>input|output)_(?P<index>\d+)\.pb")
-
-
-@functools.cache
-def _graph(model: Path) -> Any:
-    return onnx.load(str(model), load_external_data=False).graph
-
-
 def backend_files() -> list[tuple[type, Path]]:
     """(message class, path) for every ``.pb`` of the onnx wheel's backend test data."""
-    out = []
-    for path in sorted(DATA.rglob("*.pb")) if DATA.is_dir() else []:
-        match = _NAME.fullmatch(path.name)
-        if not match:
-            continue
-        if match["prefix"]:
-            model = path.with_name(match["prefix"] + ".onnx")
-        else:
-            model = path.parent.parent / "model.onnx"
-        graph = _graph(model)
-        values = graph.input if match["kind"] == "input" else graph.output
-        kind = values[int(match["index"])].type.WhichOneof("value")
-        out.append((_KIND[kind], path))
-    return out
+    return corpus_files()
 
 
 # --------------------------------------------------------------------------
 # hand-made cases
 
 _VARINTS = [0, 1, 127, 128, 300, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**63 - 1, 2**63, 2**64 - 1]
-_VARINT_TYPES = {_T.TYPE_INT32, _T.TYPE_INT64, _T.TYPE_UINT64, _T.TYPE_ENUM}
 
 
 def _scalar_payloads(fd: Any) -> list[bytes]:
@@ -96,10 +64,6 @@ def _scalar_payloads(fd: Any) -> list[bytes]:
             struct.pack("<Q", 0x7FF0000000000001)
         ]
     return [wk.varint(v) for v in _VARINTS] + [wk.varint(1, 10), wk.varint(5, 3)]
-
-
-def _element_wt(fd: Any) -> int:
-    return {_T.TYPE_FLOAT: wk.I32, _T.TYPE_DOUBLE: wk.I64}.get(fd.type, wk.VARINT)
 
 
 def field_cases(desc: Any, depth: int = 0) -> list[bytes]:
@@ -119,7 +83,7 @@ def field_cases(desc: Any, depth: int = 0) -> list[bytes]:
             out.append(wk.tag(n, wk.LEN) + wk.varint(3, 5) + b"xyz")  # 5-byte length
         else:
             elems = _scalar_payloads(fd)
-            wt = _element_wt(fd)
+            wt = wk.element_wire_type(fd)
             if fd.is_repeated:
                 out.append(wk.f_len(n, b"".join(elems)))  # packed
                 out.append(wk.f_len(n, b""))  # empty packed
@@ -150,7 +114,7 @@ def full_message(desc: Any, depth: int = 0) -> bytes:
             if fd.is_repeated and fd.name not in ("dims", "keys"):  # written packed
                 parts.append(wk.f_len(n, b"".join(elems)))
             else:
-                parts.append(b"".join(wk.tag(n, _element_wt(fd)) + e for e in elems[:2]))
+                parts.append(b"".join(wk.tag(n, wk.element_wire_type(fd)) + e for e in elems[:2]))
     return b"".join(parts)
 
 
@@ -178,10 +142,7 @@ def nesting(cls: type, levels: int) -> bytes | None:
     }.get(cls)
     if field is None:
         return None
-    data = b""
-    for _ in range(levels):
-        data = wk.f_len(field, data)
-    return data
+    return wk.nest(field, b"", levels)
 
 
 def malformed(valid: bytes) -> list[bytes]:
@@ -220,14 +181,8 @@ def hand_made(cls: type) -> list[bytes]:
         for number, leaf in ((3, wk.f_len(3, b"")), (3, wk.f_len(13, b"")), (4, wk.f_len(2, b"")),
                              (6, wk.f_len(5, b"")), (7, wk.f_len(3, b""))):  # fmt: skip
             for levels in (98, 99):
-                data = wk.f_len(number, leaf)
-                for _ in range(levels):
-                    data = wk.f_len(5, data)
-                cases.append(data)
-    groups = wk.f_group(19999)
-    for _ in range(99):
-        groups = wk.f_group(19999, groups)
-    cases += [groups, wk.f_group(19999, groups)]  # 100 and 101 nested groups
+                cases.append(wk.nest(5, wk.f_len(number, leaf), levels))
+    cases += [wk.groups(100), wk.groups(101)]
     return cases + fast_path_cases(cls)
 
 

@@ -39,8 +39,8 @@ import wirekit as wk
 from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from message_strategies import MESSAGE_TYPES, messages_of, scaled
 from oracle import ORACLE, oracle_parse
-from strategies import MESSAGE_TYPES, messages_of, scaled
 
 import onnxdata
 from onnxdata import (
@@ -412,7 +412,7 @@ def test_r1_unknown_fields_with_a_known_number_are_checked_against_the_schema(m:
     "make",
     [
         lambda: _chain(100, SequenceProto(unknown_fields=wk.f_group(19999))),
-        lambda: _chain(1, SequenceProto(unknown_fields=_groups(100))),
+        lambda: _chain(1, SequenceProto(unknown_fields=wk.groups(100))),
     ],
     ids=["group at level 100", "100 groups at level 1"],
 )
@@ -422,13 +422,6 @@ def test_r2_groups_in_unknown_fields_count_against_the_depth_left(make: Any) -> 
     except EncodeValueError:
         return
     assert oracle_parse(SequenceProto, data) is not None
-
-
-def _groups(n: int) -> bytes:
-    g = b""
-    for _ in range(n):
-        g = wk.f_group(19999, g)
-    return g
 
 
 @pytest.mark.xfail("R3" in OPEN, strict=True, reason="bugs-core.md R3")
@@ -573,7 +566,7 @@ _HOSTILE = [
 
 
 def _known_numbers(cls: type) -> dict[int, set[int]]:
-    from strategies import known_wire_types
+    from message_strategies import known_wire_types
 
     return known_wire_types(cls)
 
@@ -598,7 +591,7 @@ def _unknown_bytes(draw: Any, cls: type) -> bytes:
                 )
             )
         elif kind == "group":
-            parts.append(_groups(draw(st.integers(1, 101))))
+            parts.append(wk.groups(draw(st.integers(1, 101))))
         else:
             parts.append(wk.f_varint(19999, draw(st.integers(0, 2**64 - 1))))
     return b"".join(parts)

@@ -1,14 +1,15 @@
-"""A message above 2 GiB: written, mapped, read back, re-encoded (issue 7).
+"""A message above 2 GiB: written, mapped, read back, re-encoded.
 
 protobuf cannot parse a message over 2 GiB; onnxdata has no such ceiling.
-One test, marked ``slow`` (about 12 s, mostly the kernel copying 2.1 GiB
+One test, marked ``slow`` (most of its time is the kernel copying 2.1 GiB
 into the page cache) but not deselected: every CI run runs it.
 
 No copy of the message is ever made: the payload is an anonymous mapping,
-written only at a few marker bytes (peak RSS about 2.2 GiB, as the kernel
-fills its zero pages while they are written out), the file is written by
-``SequenceWriter`` (streaming ``encode_to``), and everything after reads the
-file through ``mmap``; the re-encoding is checked by address, not by value.
+written only at a few marker bytes (the resident set still grows by the
+message's size, as the kernel fills its zero pages while they are written
+out), the file is written by ``SequenceWriter`` (streaming ``encode_to``),
+and everything after reads the file through ``mmap``; the re-encoding is
+checked by address, not by value.
 The file is deleted at the end.
 """
 

@@ -19,8 +19,8 @@ import pytest
 import wirekit as wk
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from message_strategies import scaled
 from oracle import VARINT_PATHS, check_decode, varint_path
-from strategies import scaled
 
 import onnxdata
 from onnxdata import MapProto, SequenceProto, TensorProto

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import message_strategies as ms
 import numpy as np
 import pytest
-import strategies
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy_support import ALL_TYPES, PACKED_BITS, build_tensor
@@ -54,7 +54,7 @@ def _tensor(**changes: Any) -> Any:
 
 
 @pytest.mark.parametrize("data_type", [t for t in ALL_TYPES if t != T.STRING])
-@settings(max_examples=strategies.scaled(0.03))
+@settings(max_examples=ms.scaled(0.03))
 @given(data=st.data())
 def test_raw_fast_path_equals_general_path(data_type: int, data: Any) -> None:
     """Every data type's raw_data (packed types, ml_dtypes), as built and decoded (views too)."""
@@ -152,7 +152,7 @@ def _strings_tensor(values: Any, dims: Any = None) -> Any:
     return T(data_type=T.STRING, dims=[len(values)] if dims is None else dims, string_data=values)
 
 
-@settings(max_examples=strategies.scaled(0.5))
+@settings(max_examples=ms.scaled(0.5))
 @given(items=_BYTES, data=st.data())
 def test_strings_bytes_and_other_buffers_agree(items: list[bytes], data: Any) -> None:
     """bytes.decode (bytes elements) and str(s, "utf-8") (the rest) give the same array or error."""

@@ -11,26 +11,25 @@ message does not use.  Sequences, maps and optionals nest through
 ``st.recursive`` with a bounded number of leaves.
 
 Decode side: :func:`mutated_encodings` takes the oracle's serialization of a
-generated message and rewrites it at the wire level (shuffled fields,
-duplicated singular scalars and messages, unpacked and re-packed repeated
-fields, over-long tags, values and lengths, unknown fields and nested groups,
-closed-enum unknowns, wide int32 values, invalid UTF-8), then optionally at
-the byte level (truncation, bit flips, inserted and deleted bytes).
+generated message and rewrites it at the wire level with the tests' one
+mutation engine, :mod:`wirekit` (shuffled fields, duplicated singular scalars
+and messages, unpacked and re-packed repeated fields, over-long tags, values
+and lengths, unknown fields and nested groups, closed-enum unknowns, wide int32
+values, invalid UTF-8), then optionally at the byte level (truncation, bit
+flips, inserted and deleted bytes).
 """
 
 from __future__ import annotations
 
-import copy
 import functools
 import random
 from array import array
 from typing import Any
 
 import wirekit as wk
-from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import settings
 from hypothesis import strategies as st
-from oracle import ORACLE, to_oracle
+from oracle import MESSAGE_TYPES, ORACLE, to_oracle
 
 from onnxdata import (
     MapProto,
@@ -42,7 +41,6 @@ from onnxdata import (
 )
 
 Segment = TensorProto.Segment
-_T = FieldDescriptor
 
 
 def scaled(fraction: float) -> int:
@@ -238,25 +236,9 @@ def opt(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 # --------------------------------------------------------------------------
 # unknown fields
 
-_VARINT_TYPES = {_T.TYPE_INT32, _T.TYPE_INT64, _T.TYPE_UINT64, _T.TYPE_ENUM, _T.TYPE_BOOL}
-
-
-def accepted_wire_types(fd: Any) -> set[int]:
-    """Wire types under which the oracle parses field ``fd`` as known."""
-    if fd.type in _VARINT_TYPES:
-        base = wk.VARINT
-    elif fd.type == _T.TYPE_FLOAT:
-        base = wk.I32
-    elif fd.type == _T.TYPE_DOUBLE:
-        base = wk.I64
-    else:
-        return {wk.LEN}
-    return {base, wk.LEN} if fd.is_repeated else {base}
-
-
 @functools.cache
 def known_wire_types(cls: type) -> dict[int, set[int]]:
-    return {fd.number: accepted_wire_types(fd) for fd in ORACLE[cls].DESCRIPTOR.fields}
+    return {fd.number: wk.accepted_wire_types(fd) for fd in ORACLE[cls].DESCRIPTOR.fields}
 
 
 _field_numbers = st.one_of(
@@ -372,7 +354,10 @@ def sparse_tensors(big: bool = True) -> st.SearchStrategy[SparseTensorProto]:
     )
 
 
-_LIST_FIELD = {
+# The element classes in SequenceProto.DataType order (elem_type 1..5), and the
+# SequenceProto field that holds each.
+ELEMENT_CLASSES = [TensorProto, SparseTensorProto, SequenceProto, MapProto, OptionalProto]
+SEQUENCE_FIELD = {
     TensorProto: "tensor_values",
     SparseTensorProto: "sparse_tensor_values",
     SequenceProto: "sequence_values",
@@ -391,7 +376,7 @@ _SINGLE_FIELD = {
 def _sequence(items: list[Any], **kwargs: Any) -> SequenceProto:
     seq = SequenceProto(**kwargs)
     for item in items:
-        getattr(seq, _LIST_FIELD[type(item)]).append(item)
+        getattr(seq, SEQUENCE_FIELD[type(item)]).append(item)
     return seq
 
 
@@ -457,15 +442,6 @@ def values(max_leaves: int = 8, big: bool = True) -> st.SearchStrategy[Any]:
     return st.recursive(leaves, containers, max_leaves=max_leaves)
 
 
-MESSAGE_TYPES: list[type] = [
-    TensorProto,
-    Segment,
-    StringStringEntryProto,
-    SparseTensorProto,
-    SequenceProto,
-    MapProto,
-    OptionalProto,
-]
 
 
 @functools.cache
@@ -496,229 +472,27 @@ def any_message(max_leaves: int = 8, big: bool = True) -> st.SearchStrategy[Any]
 # --------------------------------------------------------------------------
 # decode-side inputs: oracle serializations, rewritten on the wire
 
-_ORACLE_TO_OURS = {v.DESCRIPTOR.full_name: k for k, v in ORACLE.items()}
-
-
-def _our_class(desc: Any) -> type:
-    return _ORACLE_TO_OURS[desc.full_name]
-
-
-def _element_wire_type(fd: Any) -> int:
-    return {_T.TYPE_FLOAT: wk.I32, _T.TYPE_DOUBLE: wk.I64}.get(fd.type, wk.VARINT)
-
-
-def _split_packed(fd: Any, payload: bytes) -> list[wk.RawField]:
-    """A packed payload as one unpacked field per element."""
-    wt = _element_wire_type(fd)
-    if wt == wk.I32:
-        return [wk.RawField(fd.number, wt, payload[i : i + 4]) for i in range(0, len(payload), 4)]
-    if wt == wk.I64:
-        return [wk.RawField(fd.number, wt, payload[i : i + 8]) for i in range(0, len(payload), 8)]
-    out = []
-    pos = 0
-    while pos < len(payload):
-        value, pos = wk.read_varint(payload, pos)
-        out.append(wk.RawField(fd.number, wt, value))
-    return out
-
-
-def _element_bytes(f: wk.RawField) -> bytes:
-    return wk.varint(f.value, f.size) if f.wire_type == wk.VARINT else f.value
-
-
-_OPS = [
-    "shuffle",
-    "duplicate",
-    "unpack",
-    "pack",
-    "overlong",
-    "high_bits",
-    "unknown",
-    "wrong_wire_type",
-    "int32_wide",
-    "enum",
-    "bad_utf8",
-    "merge",
-    "empty_packed",
-]
-
-
-@st.composite
-def mutated_fields(draw: Any, fields: list[wk.RawField], desc: Any, depth: int = 0) -> list[Any]:
-    """Rewrite one message's raw fields (and, sometimes, its sub-messages')."""
-    fields = [copy.copy(f) for f in fields]
-    by_number = {fd.number: fd for fd in desc.fields}
-    cls = _our_class(desc)
-    for f in fields:
-        if f.desc is not None and depth < 4 and draw(st.booleans()):
-            f.value = draw(mutated_fields(f.value, f.desc, depth + 1))
-
-    def pick() -> int:
-        return draw(st.integers(0, len(fields) - 1))
-
-    def insert(new: wk.RawField) -> None:
-        fields.insert(draw(st.integers(0, len(fields))), new)
-
-    for op in draw(st.lists(st.sampled_from(_OPS), max_size=4)):
-        if op == "shuffle":
-            fields = list(draw(st.permutations(fields)))
-        elif op == "duplicate" and fields:
-            insert(fields[pick()].clone())
-        elif op == "unpack":
-            packed = [
-                i
-                for i, f in enumerate(fields)
-                if f.wire_type == wk.LEN
-                and isinstance(f.value, bytes)
-                and f.number in by_number
-                and len(accepted_wire_types(by_number[f.number])) == 2
-            ]
-            if packed:
-                i = draw(st.sampled_from(packed))
-                parts = _split_packed(by_number[fields[i].number], fields[i].value)
-                # keep some elements packed: a mixed encoding
-                cut = draw(st.integers(0, len(parts)))
-                rest = parts[cut:]
-                head = [] if not rest else [
-                    wk.RawField(fields[i].number, wk.LEN, b"".join(map(_element_bytes, rest)))
-                ]  # fmt: skip
-                fields[i : i + 1] = parts[:cut] + head
-        elif op == "pack":
-            numbers = {
-                f.number
-                for f in fields
-                if f.wire_type != wk.LEN
-                and f.number in by_number
-                and len(accepted_wire_types(by_number[f.number])) == 2
-                and f.wire_type == _element_wire_type(by_number[f.number])
-            }
-            if numbers:
-                number = draw(st.sampled_from(sorted(numbers)))
-                element_wt = _element_wire_type(by_number[number])
-                idx = [
-                    i
-                    for i, f in enumerate(fields)
-                    if f.number == number and f.wire_type == element_wt
-                ]
-                payload = b"".join(_element_bytes(fields[i]) for i in idx)
-                first = idx[0]
-                packed = wk.RawField(number, wk.LEN, payload)
-                fields = [f for i, f in enumerate(fields) if i not in idx[1:]]
-                fields[first] = packed
-        elif op == "overlong" and fields:
-            f = fields[pick()]
-            f.tag_size = draw(st.sampled_from([2, 3, 4, 5, 5, 6]))
-            if f.wire_type == wk.VARINT:
-                f.size = draw(st.sampled_from([2, 5, 9, 10, 10, 11]))
-            elif f.wire_type == wk.LEN:
-                f.size = draw(st.sampled_from([2, 3, 4, 5, 5, 6]))
-        elif op == "high_bits":
-            ints = [i for i, f in enumerate(fields) if f.wire_type == wk.VARINT]
-            if ints:
-                f = fields[draw(st.sampled_from(ints))]
-                f.value = (f.value & UINT64_MAX) | draw(st.integers(1, 63)) << 64
-                f.size = 10
-        elif op == "unknown":
-            insert(_Raw(draw(raw_unknown(known_wire_types(cls)))))
-        elif op == "wrong_wire_type":
-            fd = draw(st.sampled_from(list(desc.fields)))
-            wt = draw(
-                st.sampled_from([w for w in (0, 1, 2, 5) if w not in accepted_wire_types(fd)])
-            )
-            value: Any = {
-                wk.VARINT: draw(uint64s()),
-                wk.I64: bytes(8),
-                wk.I32: b"\x01\x02\x03\x04",
-                wk.LEN: draw(st.binary(max_size=5)),
-            }[wt]
-            insert(wk.RawField(fd.number, wt, value))
-        elif op == "int32_wide":
-            int32 = [fd for fd in desc.fields if fd.type == _T.TYPE_INT32 and not fd.is_repeated]
-            if int32:
-                fd = draw(st.sampled_from(int32))
-                insert(wk.RawField(fd.number, wk.VARINT, draw(uint64s())))
-        elif op == "enum" and cls is TensorProto:
-            value = draw(
-                st.one_of(st.sampled_from([0, 1, 2, 2**32, 2**32 + 1, UINT64_MAX]), uint64s())
-            )
-            insert(wk.RawField(14, wk.VARINT, value, size=draw(st.sampled_from([0, 0, 10]))))
-        elif op == "bad_utf8":
-            strings = [fd for fd in desc.fields if fd.type == _T.TYPE_STRING]
-            if strings:
-                fd = draw(st.sampled_from(strings))
-                raw = draw(
-                    st.one_of(
-                        st.sampled_from(
-                            [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"a\x80b"]
-                        ),
-                        st.binary(max_size=6),
-                    )
-                )
-                insert(wk.RawField(fd.number, wk.LEN, raw))
-        elif op == "merge":
-            msgs = [fd for fd in desc.fields if fd.type == _T.TYPE_MESSAGE]
-            if msgs and depth < 3:
-                fd = draw(st.sampled_from(msgs))
-                sub = draw(messages_of(_our_class(fd.message_type), 2, False))
-                payload = to_oracle(sub).SerializeToString()
-                insert(
-                    wk.RawField(
-                        fd.number,
-                        wk.LEN,
-                        wk.parse_fields(payload, fd.message_type),
-                        desc=fd.message_type,
-                    )
-                )
-        elif op == "empty_packed":
-            rep = [fd for fd in desc.fields if len(accepted_wire_types(fd)) == 2]
-            if rep:
-                insert(wk.RawField(draw(st.sampled_from(rep)).number, wk.LEN, b""))
-    return fields
-
-
-class _Raw(wk.RawField):
-    """Pre-encoded bytes standing in the field list."""
-
-    def __init__(self, data: bytes) -> None:
-        super().__init__(0, wk.LEN, b"")
-        self.data = data
-
-    def clone(self) -> _Raw:
-        return self
-
-    def encode(self) -> bytes:
-        return self.data
-
-
-@st.composite
-def byte_mutations(draw: Any, data: bytes) -> bytes:
-    """``data`` unchanged (mostly), truncated, or with a few bytes flipped/inserted/deleted."""
-    buf = bytearray(data)
-    for op in draw(st.lists(st.sampled_from(["keep", "keep", "keep", "truncate", "flip", "set",
-                                             "insert", "delete"]), max_size=2)):  # fmt: skip
-        if op == "truncate" and buf:
-            del buf[draw(st.integers(0, len(buf) - 1)) :]
-        elif op == "flip" and buf:
-            i = draw(st.integers(0, len(buf) - 1))
-            buf[i] ^= 1 << draw(st.integers(0, 7))
-        elif op == "set" and buf:
-            buf[draw(st.integers(0, len(buf) - 1))] = draw(st.integers(0, 255))
-        elif op == "insert":
-            i = draw(st.integers(0, len(buf)))
-            buf[i:i] = draw(st.binary(min_size=1, max_size=3))
-        elif op == "delete" and buf:
-            del buf[draw(st.integers(0, len(buf) - 1))]
-    return bytes(buf)
-
 
 @st.composite
 def mutated_encodings(draw: Any, cls: type, max_leaves: int = 4) -> bytes:
-    """The oracle's encoding of a generated ``cls`` message, rewritten."""
+    """The oracle's encoding of a generated ``cls`` message, rewritten.
+
+    The rewriting is :func:`wirekit.mutate_fields` with the operators that keep
+    an encoding valid, then (sometimes) :func:`wirekit.mutate_bytes`, driven by
+    the Random hypothesis draws; a second generated message is the donor of
+    spliced fields.
+    """
     m = draw(messages_of(cls, max_leaves, False))
+    donor = to_oracle(draw(messages_of(cls, 2, False))).SerializeToString()
+    rng = draw(st.randoms(use_true_random=False))
     desc = ORACLE[cls].DESCRIPTOR
     fields = wk.parse_fields(to_oracle(m).SerializeToString(), desc)
-    fields = draw(mutated_fields(fields, desc))
-    return draw(byte_mutations(wk.encode_fields(fields)))
+    if rng.random() < 0.9:
+        fields = wk.mutate_fields(fields, desc, rng, [donor], ops=wk.VALID_OPS)
+    data = wk.encode_fields(fields)
+    if rng.random() < 0.4:
+        data = wk.mutate_bytes(data, rng, [donor])
+    return data
 
 
 @functools.cache
