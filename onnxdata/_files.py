@@ -479,7 +479,7 @@ def tag_run(tag: int) -> re.Pattern[bytes] | None:
 
     A file of millions of tiny fields is mostly such runs; matched in C, a run
     costs a fraction of reading its fields one by one.  (An unbounded
-    repetition would make ``re`` keep state per field: 600 MB for 5 million.)
+    repetition would make ``re`` keep state for every field it matched.)
     """
     if tag in _RUNS:
         return _RUNS[tag]
