@@ -64,6 +64,7 @@ __all__ = [
     "too_large",
 ]
 
+
 def encode_message(msg: Message, max_size: int | None = None) -> bytes:
     """``msg.encode(max_size=max_size)``; see ``Message.encode``."""
     encode = _ENCODERS[False].get(type(msg)) or _build(type(msg), False)
@@ -351,9 +352,20 @@ def _sub(tag: bytes, msg: Any, cls: type[Message], encode: Encoder, out: Out, de
     return len(head) + n
 
 
-def _subs(tag: bytes, msgs: Any, cls: type[Message], encode: Encoder, out: Out, depth: int) -> int:
-    """A repeated message field: ``_sub`` for each element, its checks inlined."""
-    heads = _heads(tag)  # a length below 128: its head from the table
+def _subs(
+    tag: bytes,
+    heads: list[bytes],
+    msgs: Any,
+    cls: type[Message],
+    encode: Encoder,
+    out: Out,
+    depth: int,
+) -> int:
+    """A repeated message field: ``_sub`` for each element, its checks inlined.
+
+    ``heads`` is :func:`_heads` of ``tag``: an element shorter than 128 bytes
+    takes its head from it.
+    """
     short = len(tag) + 1
     append = out.append
     size = 0
@@ -602,13 +614,18 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
     head = f'name = "{name}"\n'
     if f.kind == MESSAGE:
         env[f"CLS_{name}"] = f.message
-        args = f"TAG_{name}, {{v}}, CLS_{name}, encode_{name}, out, depth"
+        env[f"HEADS_{name}"] = _heads(tag)
+        which = f"CLS_{name}, encode_{name}, out, depth"
         if not f.repeated:
-            call = (f"out.sub(TAG_{name}, v, CLS_{name}, depth)" if plan
-                    else f"sub({args.format(v='v')})")  # fmt: skip
+            if plan:
+                call = f"out.sub(TAG_{name}, v, CLS_{name}, depth)"
+            else:
+                call = f"sub(TAG_{name}, v, {which})"
             return f"{head}v = m.{name}\nif v is not None:\n    size += {call}"
-        call = (f"out.subs(TAG_{name}, values, CLS_{name}, depth)" if plan
-                else f"subs({args.format(v='values')})")  # fmt: skip
+        if plan:
+            call = f"out.subs(TAG_{name}, values, CLS_{name}, depth)"
+        else:
+            call = f"subs(TAG_{name}, HEADS_{name}, values, {which})"
         return _repeated(head, name, "list", f"size += {call}")
     if f.bounds is not None and kind != "enum":
         lo, hi = f.bounds
@@ -641,12 +658,12 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
         if len(tag) == 1:
             env[f"TAGGED_{name}"] = tagged(tag[0])
             write = (
-                f"if type(v) in INTS and 0 <= v < 0x80:\n    b = TAGGED_{name}[v]\n"
-                f"else:\n    b = {checked}\n"
+                f"if type(v) in INTS and 0 <= v < 0x80:\n"
+                f"    out.append(TAGGED_{name}[v])\n    size += 2\n"
+                f"else:\n    b = {checked}\n    out.append(b)\n    size += len(b)"
             )
         else:
-            write = f"b = {checked}\n"
-        write += "out.append(b)\nsize += len(b)"
+            write = f"b = {checked}\nout.append(b)\nsize += len(b)"
         return f"{head}v = m.{name}\nif v is not None:\n{_indent(write, 4)}"
     if kind == "enum":
         assert f.enum is not None and not f.repeated
