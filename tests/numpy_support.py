@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import operator
 import os
 import sys
 from array import array
@@ -291,3 +292,13 @@ def every_view(m: Any) -> list[tuple[str, memoryview]]:
                 elif isinstance(item, onnxdata.Message):
                     found += [(f"{name}[{i}].{p}", v) for p, v in every_view(item)]
     return found
+
+
+def numpy_bool_is_an_index() -> bool:
+    """Whether numpy's bool has an ``__index__`` (numpy before 2.3): protobuf then
+    takes it for an integer, where onnxdata refuses it on every numpy."""
+    try:
+        operator.index(np.bool_(True))
+    except TypeError:
+        return False
+    return True

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import operator
 from array import array
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -41,6 +40,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from message_strategies import MESSAGE_TYPES, messages_of, scaled
+from numpy_support import numpy_bool_is_an_index
 from oracle import ORACLE, oracle_parse
 
 import onnxdata
@@ -271,17 +271,10 @@ _ORACLE_ACCEPTS = {
 }
 
 
-def _numpy_bool_is_an_index() -> bool:
-    try:
-        operator.index(np.bool_(True))
-    except TypeError:
-        return False
-    return True
-
 
 # numpy before 2.3 gives its bool an __index__, and protobuf then takes it for an
 # integer; onnxdata refuses it on every numpy, as it refuses True (docs/robustness.md).
-_ORACLE_TAKES_NUMPY_BOOLS = _numpy_bool_is_an_index()
+_ORACLE_TAKES_NUMPY_BOOLS = numpy_bool_is_an_index()
 
 # protobuf reads a str in an enum field as an enumerator's name ("EXTERNAL"), so
 # "1" is a ValueError there (no such name); onnxdata takes ints only: TypeError.

@@ -17,6 +17,7 @@ import numpy as np
 import onnx
 import pytest
 import wirekit as wk
+from numpy_support import numpy_bool_is_an_index
 from oracle import ORACLE, assert_same, check_decode, oracle_parse, to_oracle
 
 import onnxdata
@@ -535,10 +536,21 @@ BAD_VALUES: list[tuple[str, Callable[[], Any], type[Exception]]] = [
 # fmt: on
 
 
+
+_NUMPY_BOOL_IS_AN_INDEX = numpy_bool_is_an_index()
+
+
 @pytest.mark.parametrize("make, exc", [r[1:] for r in BAD_VALUES], ids=[r[0] for r in BAD_VALUES])
 def test_encode_rejects_bad_values_like_the_oracle(make: Callable[[], Any], exc: type) -> None:
-    with pytest.raises(exc):
-        to_oracle(make())
+    try:
+        has_numpy_bool = any(isinstance(d, np.bool_) for d in make().dims)
+    except AttributeError:
+        has_numpy_bool = False
+    if not (has_numpy_bool and _NUMPY_BOOL_IS_AN_INDEX):
+        with pytest.raises(exc):
+            to_oracle(make())
+    # else: numpy before 2.3 gives its bool an __index__, and protobuf takes it for an
+    # integer; onnxdata refuses it on every numpy, as it refuses True.
     with pytest.raises(exc) as info:
         make().encode()
     assert isinstance(info.value, onnxdata.EncodeError)

@@ -28,6 +28,14 @@ with atheris.instrument_imports(include=["onnxdata"]):
 
 import differential  # noqa: E402
 
+# The codec's decoders and encoders are generated when first used (onnxdata/_decode.py,
+# _encode.py), so instrument_imports does not see them: instrument each one here.
+for _cls in set(differential.SHORT.values()):
+    for _copy in (True, False):
+        atheris.instrument_func(onnxdata._decode.decoder(_cls, _copy)[1])
+    for _plan in (False, True):
+        atheris.instrument_func(onnxdata._encode.encoder(_cls, _plan))
+
 
 def main(short: str) -> None:
     cls = differential.SHORT[short]
