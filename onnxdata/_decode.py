@@ -168,7 +168,7 @@ def decode_part(cls: type[_M], buf: Buf, pos: int, end: int, depth: int, copy: b
         if paused:
             gcpause.resume()
         if grown:
-            _settle(grown)
+            settle(grown)
     return msg  # type: ignore[no-any-return]
 
 
@@ -200,16 +200,12 @@ _SOURCES: dict[tuple[type, bool], str] = {}
 
 def settle(grown: list[Any]) -> None:
     """Turn the ``unknown_fields`` that merging grew in place back into ``bytes``."""
-    _settle(grown)
-
-
-# -- what the generated code calls ------------------------------------------------
-
-
-def _settle(grown: list[Any]) -> None:
     for msg in grown:
         msg.unknown_fields = bytes(msg.unknown_fields)
     grown.clear()
+
+
+# -- what the generated code calls ------------------------------------------------
 
 
 def _unknown(msg: Any, chunks: list[Any], grown: list[Any]) -> None:
@@ -511,14 +507,18 @@ def _build(cls: type, copy: bool) -> tuple[Any, Any]:
     Raises:
         TypeError: ``cls`` is not a message class.
     """
+    spec = spec_of(cls)
     with _LOCK:
         codecs = _CODECS[copy]
         made = codecs.get(cls)
         if made is None:
             pending: dict[type, tuple[Any, Any]] = {}
-            _generate(spec_of(cls), copy, codecs, pending)
+            if spec.cls not in codecs:
+                _generate(spec, copy, codecs, pending)
             codecs.update(pending)
-            made = pending[cls]
+            made = codecs[spec.cls]
+            if spec.cls is not cls:  # a subclass of a message: its decoder, its instances
+                made = codecs[cls] = (blank_maker(spec, cls=cls), made[1])
         return made
 
 

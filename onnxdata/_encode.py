@@ -547,9 +547,10 @@ def _build(cls: type, plan: bool) -> Encoder:
         made = encoders.get(cls)
         if made is None:
             pending: dict[type, Any] = {}
-            _generate(spec, plan, encoders, pending)
+            if spec.cls not in encoders:
+                _generate(spec, plan, encoders, pending)
             encoders.update(pending)
-            made = pending[cls]
+            made = encoders[cls] = encoders[spec.cls]  # a subclass is written as its message
         return made  # type: ignore[no-any-return]
 
 

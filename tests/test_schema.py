@@ -142,3 +142,15 @@ def test_a_wrong_declaration_is_refused() -> None:
         field(1, "string", packed=True, default_factory=REPEATED)
     with pytest.raises(ValueError, match="names its message"):
         field(1, "message", default=None)
+
+
+def test_a_subclass_of_a_message_decodes_to_itself_and_encodes_as_its_message() -> None:
+    class Named(onnxdata.TensorProto):
+        __slots__ = ()
+
+    t = Named(dims=[2], name="x")
+    data = t.encode()
+    assert data == onnxdata.TensorProto(dims=[2], name="x").encode()
+    back = Named.decode(data)
+    assert type(back) is Named and back == t
+    assert type(Named.decode(data, copy=False)) is Named
