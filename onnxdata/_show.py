@@ -498,7 +498,8 @@ def _text(head: bytes, size: int) -> str:
 
 def _number(v: Any, code: str) -> str:
     if code in ("f", "e") and isinstance(v, float):  # float32/float16, not their double expansions
-        return f"{v:.7g}"
+        text = f"{v:.7g}"
+        return text if any(c in text for c in ".enia") else text + ".0"  # 3.0, not 3
     return repr(v)
 
 

@@ -300,9 +300,9 @@ def test_show_previews_large_payloads_without_decoding_them(
     }
     expected = {
         "raw": "TensorProto 'r' dims=[200000] data_type=FLOAT "
-        "raw_data=[0, 1, 2, 3, 4, 5, ... (200000 in all)]",
+        "raw_data=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, ... (200000 in all)]",
         "floats": "TensorProto dims=[200000] data_type=FLOAT "
-        "float_data=[0, 1, 2, 3, 4, 5, ... (200000 in all)]",
+        "float_data=[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, ... (200000 in all)]",
         "int64": "TensorProto dims=[200000] data_type=INT64 "
         "int64_data=[0, 1, 2, 3, 4, 5, ... (200000 in all)]",
         "strings": "TensorProto dims=[200000] data_type=STRING "
