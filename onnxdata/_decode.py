@@ -36,7 +36,7 @@ from array import array
 from . import _gcpause as gcpause
 from ._errors import DecodeError
 from ._messages import Message
-from ._schema import MESSAGE, MessageSpec, blank_maker, spec_of
+from ._schema import KINDS, MESSAGE, MessageSpec, blank_maker, spec_of
 from ._varints import decode_into_array, decode_into_list
 from ._wire import (
     BIG_ENDIAN,
@@ -443,7 +443,6 @@ def _template(
 _CODECS: tuple[dict[type, tuple[Any, Any]], dict[type, tuple[Any, Any]]] = ({}, {})
 
 _CONVERT = {"int32": "to_int32(v)", "int64": "to_int64(v)", "uint64": "v", "enum": "to_int32(v)"}
-_FIXED = {"float": 4, "double": 8}
 
 _READ_VARINT = """\
 v = buf[pos] if pos < end else 0x80
@@ -605,7 +604,7 @@ def _field_blocks(
     name = f.name
     kind = f.kind
     fast = FAST_PATHS.get((spec.name, name))
-    native = _int_tag(f.tag_for(_NATIVE_WIRE[kind]))
+    native = _int_tag(f.tag_for(KINDS[kind].wire_type))
     packed = _int_tag(f.tag_for(LEN))
     one_byte = native < 0x80
     if kind in _CONVERT:
@@ -652,9 +651,9 @@ def _field_blocks(
                 f"decode_into_list(buf, pos, pos + n, msg.{name}, {kind != 'uint64'})\npos += n"
             )
         return [(f"tag == {native}", unpacked), (f"tag == {packed}", packed_body)]
-    if kind in _FIXED:
-        size = _FIXED[kind]
-        code = "f" if size == 4 else "d"
+    if kind in ("float", "double"):
+        code = KINDS[kind].typecode or ""
+        size = array(code).itemsize
         one = (
             f"if end - pos < {size}:\n    raise fixed_error({kind!r}, buf, end, pos)\n"
             f"read_packed_fixed(buf, pos, {size}, scalars(msg, {name!r}, {code!r}), {size})\n"
@@ -753,8 +752,3 @@ def _field_blocks(
             "    else:\n        break",
         )
     ]
-
-
-# The wire type of a field's one-element form, by kind.
-_NATIVE_WIRE = {"int32": 0, "int64": 0, "uint64": 0, "enum": 0, "float": 5, "double": 1,
-                "string": 2, "bytes": 2, "message": 2}  # fmt: skip

@@ -23,7 +23,6 @@ encoding ever existing in memory.
 from __future__ import annotations
 
 import operator
-import struct
 from _thread import allocate_lock
 from array import array
 from enum import IntEnum
@@ -179,16 +178,8 @@ def _bytes(v: Any) -> bytes | bytearray | memoryview:
 
 
 def _float(v: Any, code: str) -> bytes:
-    """A singular float or double, packed as protobuf would store it."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        try:
-            v = operator.index(v) if not hasattr(v, "__float__") else float(v)
-        except TypeError:
-            raise EncodeTypeError(f"expected a float, got {type(v).__name__}") from None
-    try:
-        return array(code, [v]).tobytes() if not BIG_ENDIAN else struct.pack("<" + code, v)
-    except OverflowError as exc:
-        raise EncodeOverflowError(str(exc)) from None
+    """A singular float or double: converted and checked as one element of a repeated one."""
+    return bytes(_floats([v], code))
 
 
 def _items(values: Any) -> Any:
@@ -363,7 +354,7 @@ def _subs(
 ) -> int:
     """A repeated message field: ``_sub`` for each element, its checks inlined.
 
-    ``heads`` is :func:`_heads` of ``tag``: an element shorter than 128 bytes
+    ``heads`` is ``tagged(tag)``: an element shorter than 128 bytes
     takes its head from it.
     """
     short = len(tag) + 1
@@ -389,17 +380,6 @@ def _subs(
         err.within(f"[{next(i for i, x in enumerate(msgs) if x is m)}]")
         raise
     return size
-
-
-_HEADS: dict[bytes, list[bytes]] = {}
-
-
-def _heads(tag: bytes) -> list[bytes]:
-    """``tag`` followed by each of the 128 one-byte lengths."""
-    found = _HEADS.get(tag)
-    if found is None:
-        found = _HEADS[tag] = [tag + bytes((n,)) for n in range(0x80)]
-    return found
 
 
 def _bytes_list(tag: bytes, values: Any, out: Out) -> int:
@@ -428,7 +408,7 @@ def _bytes_pieces(tag: bytes, values: Any, out: Out) -> int:
     if len(tag) == 1 and operator.countOf(map(type, values), bytes) == len(values):
         lengths = _short_lengths(values)
         if lengths is not None:
-            heads = tagged(tag[0])
+            heads = tagged(tag)
             chunks: list[bytes] = [b""] * (2 * len(values))
             chunks[0::2] = map(heads.__getitem__, lengths)
             chunks[1::2] = values
@@ -615,7 +595,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
     head = f'name = "{name}"\n'
     if f.kind == MESSAGE:
         env[f"CLS_{name}"] = f.message
-        env[f"HEADS_{name}"] = _heads(tag)
+        env[f"HEADS_{name}"] = tagged(tag)
         which = f"CLS_{name}, encode_{name}, out, depth"
         if not f.repeated:
             if plan:
@@ -657,7 +637,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
             return _repeated(head, name, "list", body)
         checked = f"TAG_{name} + varint(check_int(v, {lo}, {hi}))"
         if len(tag) == 1:
-            env[f"TAGGED_{name}"] = tagged(tag[0])
+            env[f"TAGGED_{name}"] = tagged(tag)
             write = (
                 f"if type(v) in INTS and 0 <= v < 0x80:\n"
                 f"    out.append(TAGGED_{name}[v])\n    size += 2\n"
@@ -697,7 +677,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
     if f.repeated:
         return _repeated(head, name, "list", f"size += bytes_list(TAG_{name}, values, out)")
     if len(tag) == 1:
-        env[f"TAGGED_{name}"] = tagged(tag[0])
+        env[f"TAGGED_{name}"] = tagged(tag)
         return (
             f"{head}v = m.{name}\nif v is not None:\n"
             f"    if type(v) is bytes and len(v) < 0x80:\n"

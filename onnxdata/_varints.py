@@ -240,12 +240,12 @@ def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
             pass  # out of range: the loop below names the value
         else:
             return lanes.encode(checked, tag[0])
-    table = tagged(tag[0]) if len(tag) == 1 else None
+    table = tagged(tag)
     chunks: list[bytes] = []
     append = chunks.append
     for v in values:
         if type(v) is int:
-            if table is not None and 0 <= v < 0x80:
+            if 0 <= v < 0x80:
                 append(table[v])
                 continue
             if lo <= v <= hi:
@@ -256,12 +256,12 @@ def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
     return b"".join(chunks)
 
 
-_TAGGED: dict[int, list[bytes]] = {}
+_TAGGED: dict[bytes, list[bytes]] = {}
 
 
-def tagged(tag: int) -> list[bytes]:
-    """The 128 encodings of ``tag`` (one byte) with a one-byte value or length after it."""
+def tagged(tag: bytes) -> list[bytes]:
+    """The 128 encodings of ``tag`` followed by a one-byte value or length (0..127)."""
     found = _TAGGED.get(tag)
     if found is None:
-        found = _TAGGED[tag] = [bytes((tag, v)) for v in range(0x80)]
+        found = _TAGGED[tag] = [tag + bytes((v,)) for v in range(0x80)]
     return found
