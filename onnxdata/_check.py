@@ -284,22 +284,28 @@ def _make_fast(
     values go through the field's reader.  Raises AttributeError if an
     attribute was deleted.
     """
-    names = [name for name, _ in readers]
-    env: dict[str, Any] = {"array": array}
+    # The slots, not the fields' names: an unused repeated field is None in
+    # its slot (read here as an empty list, never mutated), and reading the
+    # property would make its container.
+    names = [f.slot for f in spec.fields]
+    env: dict[str, Any] = {"array": array, "EMPTY": []}
     lines = ["def read_fields(msg):", "    problems = []"]
     if names:  # attrgetter of one name gives the value, of several a tuple
         env["get"] = attrgetter(*names)
         lines.append(f"    ({', '.join(f'v{i}' for i in range(len(names)))},) = get(msg)")
         if len(names) == 1:
             lines[-1] = "    v0 = get(msg)"
+    for i, f in enumerate(spec.fields):
+        if f.repeated:
+            lines.append(f"    if v{i} is None:\n        v{i} = EMPTY")
     for i, (f, (_, read)) in enumerate(zip(spec.fields, readers, strict=True)):
         v = f"v{i}"
         env[f"read{i}"] = read
         if f.repeated:
-            test = f"(type({v}) is list and not {v})"
+            test = f"{v} is EMPTY or (type({v}) is list and not {v})"
             code = KINDS[f.kind].typecode
             if code is not None:
-                test += f" or (type({v}) is array and {v}.typecode == {code!r})"
+                test += f" or (isinstance({v}, array) and {v}.typecode == {code!r})"
         elif f.bounds is not None:
             lo, hi = f.bounds
             test = f"{v} is None or (type({v}) is int and {lo} <= {v} <= {hi})"
@@ -333,7 +339,9 @@ def _reader(f: FieldSpec) -> _Reader:
 
         def read_repeated(value: Any) -> tuple[Any, str, str | None]:
             kind = type(value)
-            if (kind is list and not value) or (kind is array and value.typecode == code):
+            if (kind is list and not value) or (
+                isinstance(value, array) and value.typecode == code
+            ):
                 return value, name, None
             return _repeated(f, value)
 
@@ -461,7 +469,7 @@ def _repeated(f: FieldSpec, value: Any) -> tuple[Any, str, str | None]:
     if value is None:
         return [], f.name, None  # an empty field, as protobuf's constructor takes it
     code = KINDS[f.kind].typecode
-    if code is not None and type(value) is array and value.typecode == code:
+    if code is not None and isinstance(value, array) and value.typecode == code:
         return value, f.name, None  # decoded packed fields: right by construction
     if isinstance(value, (str, bytes, bytearray)):
         return [], f.name, f"expected a sequence, found {_type(value)}"

@@ -36,6 +36,7 @@ from array import array
 from . import _gcpause as gcpause
 from ._errors import DecodeError
 from ._messages import Message
+from ._repeated import RepeatedScalars
 from ._schema import KINDS, MESSAGE, MessageSpec, blank_maker, spec_of
 from ._varints import decode_into_array, decode_into_list
 from ._wire import (
@@ -272,19 +273,22 @@ def _closed_enum(buf: Buf, pos: int, end: int, known: frozenset[int]) -> bool:
     return to_int32(v) in known
 
 
-def _scalars(msg: Any, name: str, code: str) -> Any:
-    """The field's ``array``, made one if the caller assigned a list (merging into it)."""
-    values = getattr(msg, name)
-    if type(values) is not array or values.typecode != code:
-        if type(values) is memoryview:  # a copy=False view, merged: keep every bit
-            values = array(code, values.tobytes())
+def _scalars(msg: Any, slot: str, code: str) -> Any:
+    """The container in a packed field's slot: made on first use, or made of
+    what the caller assigned (merging into it)."""
+    values = getattr(msg, slot)
+    if type(values) is not RepeatedScalars or values.typecode != code:
+        if values is None:
+            values = RepeatedScalars(code)
+        elif type(values) is memoryview:  # a copy=False view, merged: keep every bit
+            values = RepeatedScalars(code, values.tobytes())
         else:
-            values = array(code, values)
-        setattr(msg, name, values)
+            values = RepeatedScalars(code, values)
+        setattr(msg, slot, values)
     return values
 
 
-def _view_fixed(buf: Any, pos: int, n: int, msg: Any, name: str, code: str, size: int) -> None:
+def _view_fixed(buf: Any, pos: int, n: int, msg: Any, slot: str, code: str, size: int) -> None:
     """A packed float/double field with ``copy=False``: a ``memoryview`` cast to the
     field's type, over the input.  A field seen a second time (merged), or a
     big-endian host (the wire is little-endian), gets a copy as usual.
@@ -293,10 +297,10 @@ def _view_fixed(buf: Any, pos: int, n: int, msg: Any, name: str, code: str, size
         raise packed_fixed_error(pos, n, size)
     if n == 0:
         return
-    if len(getattr(msg, name)) or BIG_ENDIAN:
-        read_packed_fixed(buf, pos, n, _scalars(msg, name, code), size)
+    if getattr(msg, slot) or BIG_ENDIAN:
+        read_packed_fixed(buf, pos, n, _scalars(msg, slot, code), size)
     else:
-        setattr(msg, name, buf[pos : pos + n].cast(code))
+        setattr(msg, slot, buf[pos : pos + n].cast(code))
 
 
 def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: int) -> int:
@@ -604,6 +608,11 @@ def _field_blocks(
     name = f.name
     kind = f.kind
     fast = FAST_PATHS.get((spec.name, name))
+    # A repeated field's container: its slot, or made there on first use.
+    held = f"msg.{name}"
+    if f.repeated:
+        env[f"fill_{name}"] = getattr(spec.cls, name).fget
+        held = f"(msg.{f.slot} or fill_{name}(msg))"
     native = _int_tag(f.tag_for(KINDS[kind].wire_type))
     packed = _int_tag(f.tag_for(LEN))
     one_byte = native < 0x80
@@ -626,29 +635,29 @@ def _field_blocks(
                 (
                     f"tag == {packed}",
                     "n, pos = read_length(buf, pos, end)\n"
-                    f"decode_into_array(buf, pos, pos + n, scalars(msg, {name!r}, {code!r}))\n"
+                    f"decode_into_array(buf, pos, pos + n, scalars(msg, {f.slot!r}, {code!r}))\n"
                     "pos += n",
                 ),
                 (
                     f"tag == {native}",
                     "v, pos = read_varint(buf, pos, end)\n"
-                    f"scalars(msg, {name!r}, {code!r}).append({_CONVERT[kind]})",
+                    f"scalars(msg, {f.slot!r}, {code!r}).append({_CONVERT[kind]})",
                 ),
             ]
         if fast == "varint run" and one_byte and kind != "int32":
-            unpacked = f"pos = varint_run(buf, start, pos, end, msg.{name}, {native})"
+            unpacked = f"pos = varint_run(buf, start, pos, end, {held}, {native})"
         else:
-            unpacked = f"{read}\nmsg.{name}.append(v)"
+            unpacked = f"{read}\n{held}.append(v)"
         if kind == "int32":
             packed_body = (
                 "n, pos = read_length(buf, pos, end)\nvalues = []\n"
                 "decode_into_list(buf, pos, pos + n, values, True)\n"
-                f"msg.{name}.extend(map(to_int32, values))\npos += n"
+                f"{held}.extend(map(to_int32, values))\npos += n"
             )
         else:
             packed_body = (
                 "n, pos = read_length(buf, pos, end)\n"
-                f"decode_into_list(buf, pos, pos + n, msg.{name}, {kind != 'uint64'})\npos += n"
+                f"decode_into_list(buf, pos, pos + n, {held}, {kind != 'uint64'})\npos += n"
             )
         return [(f"tag == {native}", unpacked), (f"tag == {packed}", packed_body)]
     if kind in ("float", "double"):
@@ -656,7 +665,7 @@ def _field_blocks(
         size = array(code).itemsize
         one = (
             f"if end - pos < {size}:\n    raise fixed_error({kind!r}, buf, end, pos)\n"
-            f"read_packed_fixed(buf, pos, {size}, scalars(msg, {name!r}, {code!r}), {size})\n"
+            f"read_packed_fixed(buf, pos, {size}, scalars(msg, {f.slot!r}, {code!r}), {size})\n"
             f"pos += {size}"
         )
         if not f.repeated:
@@ -667,9 +676,9 @@ def _field_blocks(
             )
             return [(f"tag == {native}", one)]
         if copy:
-            whole = f"read_packed_fixed(buf, pos, n, scalars(msg, {name!r}, {code!r}), {size})"
+            whole = f"read_packed_fixed(buf, pos, n, scalars(msg, {f.slot!r}, {code!r}), {size})"
         else:
-            whole = f"view_fixed(buf, pos, n, msg, {name!r}, {code!r}, {size})"
+            whole = f"view_fixed(buf, pos, n, msg, {f.slot!r}, {code!r}, {size})"
         return [
             (f"tag == {packed}", f"n, pos = read_length(buf, pos, end)\n{whole}\npos += n"),
             (f"tag == {native}", one),
@@ -677,7 +686,7 @@ def _field_blocks(
     if kind == "string":
         body = "n, pos = read_length(buf, pos, end)\n"
         if f.repeated:
-            body += f"msg.{name}.append(string(buf, pos, n))\npos += n"
+            body += f"{held}.append(string(buf, pos, n))\npos += n"
         else:
             body += f"msg.{name} = string(buf, pos, n)\npos += n"
         return [(f"tag == {native}", body)]
@@ -695,23 +704,23 @@ def _field_blocks(
                 (
                     f"tag == {native}",
                     "n, pos = read_length(buf, pos, end)\npiece = buf[pos : pos + n]\n"
-                    f"msg.{name}.append({own})\npos += n",
+                    f"{held}.append({own})\npos += n",
                 )
             ]
         if not copy:
             return [
-                (f"tag == {native}", f"pos = strings(buf, pos, end, msg.{name}.append, {native})")
+                (f"tag == {native}", f"pos = strings(buf, pos, end, {held}.append, {native})")
             ]
         # A slice of bytes is already its own copy; a slice of a view is copied.
         return [
             (
                 f"tag == {native}",
                 f"if type(buf) is bytes:\n"
-                f"    pos = strings(buf, pos, end, msg.{name}.append, {native})\n"
+                f"    pos = strings(buf, pos, end, {held}.append, {native})\n"
                 f"else:\n"
                 f"    views = []\n"
                 f"    pos = strings(buf, pos, end, views.append, {native})\n"
-                f"    msg.{name}.extend(map(bytes, views))",
+                f"    {held}.extend(map(bytes, views))",
             )
         ]
     # A message.
@@ -732,7 +741,7 @@ def _field_blocks(
         return [
             (
                 f"tag == {native}",
-                f"{check}pos = run_{name}(buf, pos, end, msg.{name}, depth - 1, grown, {native})",
+                f"{check}pos = run_{name}(buf, pos, end, {held}, depth - 1, grown, {native})",
             )
         ]
     element = (
@@ -741,13 +750,13 @@ def _field_blocks(
         "values.append(sub)\npos += n"
     )
     if not one_byte:
-        return [(f"tag == {native}", f"{check}values = msg.{name}\n{element}")]
+        return [(f"tag == {native}", f"{check}values = {held}\n{element}")]
     # Elements come in runs: read the run in one go, predicting the next tag.
     indented = "\n".join("    " + line for line in element.splitlines())
     return [
         (
             f"tag == {native}",
-            f"{check}values = msg.{name}\nwhile True:\n{indented}\n"
+            f"{check}values = {held}\nwhile True:\n{indented}\n"
             f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
             "    else:\n        break",
         )

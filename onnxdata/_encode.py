@@ -253,7 +253,7 @@ def _small_unpacked(values: Any, key: bytes, seen: dict[bytes, bytes], tag: int)
 
 def _floats(values: Any, code: str) -> memoryview:
     """The little-endian bytes of a float field, as a view: the final join is the one copy."""
-    if type(values) is not array or values.typecode != code:
+    if not isinstance(values, array) or values.typecode != code:
         view = _float_buffer(values, code)
         if view is not None:
             return view
@@ -607,13 +607,13 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
             call = f"out.subs(TAG_{name}, values, CLS_{name}, depth)"
         else:
             call = f"subs(TAG_{name}, HEADS_{name}, values, {which})"
-        return _repeated(head, name, "list", f"size += {call}")
+        return _repeated(head, f.slot, "list", f"size += {call}")
     if f.bounds is not None and kind != "enum":
         lo, hi = f.bounds
         if f.repeated and f.typecode is not None:  # packed into an array
             args = f"TAG_{name}, values, {lo}, {hi}, {f.typecode!r}"
             call = f"out.packed({args})" if plan else f"packed({args}, out)"
-            return _repeated(head, name, "array", f"size += {call}")
+            return _repeated(head, f.slot, "array", f"size += {call}")
         if f.repeated:
             if len(tag) == 1:
                 seen: dict[bytes, bytes] = {}
@@ -634,7 +634,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
                     f"b = encode_unpacked(TAG_{name}, values, {lo}, {hi})\n"
                     "out.append(b)\nsize += len(b)"
                 )
-            return _repeated(head, name, "list", body)
+            return _repeated(head, f.slot, "list", body)
         checked = f"TAG_{name} + varint(check_int(v, {lo}, {hi}))"
         if len(tag) == 1:
             env[f"TAGGED_{name}"] = tagged(tag)
@@ -659,7 +659,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
         code = "f" if kind == "float" else "d"
         if f.repeated:
             return _repeated(
-                head, name, "floats",
+                head, f.slot, "floats",
                 f"size += length_delimited(TAG_{name}, floats(values, {code!r}), out)",
             )  # fmt: skip
         return (
@@ -668,14 +668,16 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
         )
     if kind == "string":
         if f.repeated:
-            return _repeated(head, name, "list", f"size += each_string(TAG_{name}, values, out)")
+            return _repeated(
+                head, f.slot, "list", f"size += each_string(TAG_{name}, values, out)"
+            )
         return (
             f"{head}v = m.{name}\nif v is not None:\n"
             f"    size += length_delimited(TAG_{name}, to_str(v), out)"
         )
     # bytes
     if f.repeated:
-        return _repeated(head, name, "list", f"size += bytes_list(TAG_{name}, values, out)")
+        return _repeated(head, f.slot, "list", f"size += bytes_list(TAG_{name}, values, out)")
     if len(tag) == 1:
         env[f"TAGGED_{name}"] = tagged(tag)
         return (
@@ -691,15 +693,17 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
     )
 
 
-def _repeated(head: str, name: str, container: str, body: str) -> str:
-    """A repeated field: its values normalised (see :func:`_items`), then ``body`` if any."""
+def _repeated(head: str, slot: str, container: str, body: str) -> str:
+    """A repeated field, read from its slot (``None``: never used, so empty):
+    its values normalised (see :func:`_items`), then ``body`` if any."""
     if container == "list":
-        test = "type(values) is not list"
+        test = "not isinstance(values, list)"
     elif container == "array":
-        test = "type(values) is not array"
+        test = "not isinstance(values, array)"
     else:  # a decode(copy=False) view of a float field is written as it is
-        test = "type(values) is not array and type(values) is not memoryview"
+        test = "not isinstance(values, array) and type(values) is not memoryview"
     return (
-        f"{head}values = m.{name}\nif {test}:\n    values = items(values)\n"
-        f"if values:\n{_indent(body, 4)}"
+        f"{head}values = m.{slot}\nif values is not None:\n"
+        f"    if {test}:\n        values = items(values)\n"
+        f"    if values:\n{_indent(body, 8)}"
     )

@@ -20,8 +20,9 @@ from enum import IntEnum
 
 from ._schema import (
     REPEATED,
+    UNKNOWN_FIELDS,
+    FieldSpec,
     MessageSpec,
-    all_slots,
     field,
     message,
     unknown,
@@ -124,24 +125,193 @@ class Message:
 
         return encode_to(self, file, max_size)
 
+    # -- protobuf's message API, for code written against onnx's classes ----------
+
     @classmethod
     def FromString(cls, data: Any) -> Self:  # noqa: N802 - protobuf's name
         """Alias of :meth:`decode`, as in protobuf's generated classes."""
         return cls.decode(data)
 
-    def SerializeToString(self) -> bytes:  # noqa: N802 - protobuf's name
-        """Alias of :meth:`encode`, as in protobuf's generated classes."""
+    def SerializeToString(self, *, deterministic: bool | None = None) -> bytes:  # noqa: N802
+        """Alias of :meth:`encode`, as in protobuf.
+
+        ``deterministic`` is accepted and has no effect: it only orders map
+        fields, and these messages have none, so the bytes are always the same.
+        """
         return self.encode()
+
+    SerializePartialToString = SerializeToString  # no required fields: the same bytes
+
+    def ParseFromString(self, data: Any) -> int:  # noqa: N802 - protobuf's name
+        """Replace this message's contents with ``data`` decoded; return ``len(data)``.
+
+        Raises:
+            DecodeError: as :meth:`decode`; the message is then unchanged.
+        """
+        self._become(type(self).decode(data))
+        return len(memoryview(data).cast("B"))
+
+    def MergeFromString(self, data: Any) -> int:  # noqa: N802 - protobuf's name
+        """Merge ``data`` into this message, as protobuf does; return ``len(data)``.
+
+        protobuf's merge is defined by the wire: parsing ``data`` into a
+        message is parsing its current encoding followed by ``data``
+        (singular fields replaced, sub-messages merged, repeated fields and
+        unknown fields appended), and that is how it is done here.
+
+        Raises:
+            DecodeError: ``data`` is not a valid encoding; the message is unchanged.
+            EncodeError: this message holds a value that cannot be encoded.
+        """
+        size = len(memoryview(data).cast("B"))
+        self._become(type(self).decode(self.encode() + bytes(data)))
+        return size
+
+    def MergeFrom(self, other: Any) -> None:  # noqa: N802 - protobuf's name
+        """Merge ``other`` (the same message, onnxdata's or onnx's) into this one.
+
+        Raises:
+            TypeError: ``other`` is not the same message type.
+            EncodeError: either message holds a value that cannot be encoded.
+        """
+        self.MergeFromString(self._same(other).encode())
+
+    def CopyFrom(self, other: Any) -> None:  # noqa: N802 - protobuf's name
+        """Make this message a deep copy of ``other`` (the same message, onnxdata's or onnx's).
+
+        Raises:
+            TypeError: ``other`` is not the same message type.
+            EncodeError: ``other`` holds a value that cannot be encoded.
+        """
+        if other is not self:
+            self._become(type(self).decode(self._same(other).encode()))
+
+    def Clear(self) -> None:  # noqa: N802 - protobuf's name
+        """Unset every field and drop the unknown fields."""
+        for f in self._SPEC.fields:
+            setattr(self, f.slot, None)
+        setattr(self, UNKNOWN_FIELDS, b"")
+
+    def HasField(self, field_name: str) -> bool:  # noqa: N802 - protobuf's name
+        """Whether the singular field ``field_name`` is set (not ``None``).
+
+        Raises:
+            ValueError: no such field, or it is repeated (protobuf's rule: a
+                repeated field has no presence).
+        """
+        f = self._field(field_name)
+        if f.repeated:
+            raise ValueError(f"Field onnx.{self._SPEC.name}.{field_name} does not have presence.")
+        return getattr(self, f.slot) is not None
+
+    def ClearField(self, field_name: str) -> None:  # noqa: N802 - protobuf's name
+        """Unset ``field_name`` (a repeated field becomes empty).
+
+        Raises:
+            ValueError: no such field.
+        """
+        setattr(self, self._field(field_name).slot, None)
+
+    def ListFields(self) -> list[tuple[FieldSpec, Any]]:  # noqa: N802 - protobuf's name
+        """The set fields, in field-number order, as ``(field, value)`` pairs.
+
+        As protobuf's: a singular field that is not ``None``, a repeated field
+        that is not empty.  The first item is the field's :class:`FieldSpec`
+        (``.name``, ``.number``, ``.kind``), where protobuf gives its descriptor.
+        """
+        listed = []
+        for f in self._SPEC.numbered:
+            value = getattr(self, f.slot)
+            if value is not None and (not f.repeated or len(value)):
+                listed.append((f, getattr(self, f.name)))
+        return listed
+
+    def ByteSize(self) -> int:  # noqa: N802 - protobuf's name
+        """The length of :meth:`encode`'s result.
+
+        Raises:
+            EncodeError: a field holds a value that cannot be encoded.
+        """
+        return len(self.encode())
+
+    def IsInitialized(self) -> bool:  # noqa: N802 - protobuf's name
+        """Always true: these messages have no required fields."""
+        return True
+
+    def FindInitializationErrors(self) -> list[str]:  # noqa: N802 - protobuf's name
+        """Always empty: these messages have no required fields."""
+        return []
+
+    def DiscardUnknownFields(self) -> None:  # noqa: N802 - protobuf's name
+        """Drop the unknown fields of this message and of every message in it."""
+        pending: list[Message] = [self]
+        seen: set[int] = set()
+        while pending:
+            m = pending.pop()
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            setattr(m, UNKNOWN_FIELDS, b"")
+            for f in m._SPEC.fields:
+                if f.kind != "message":
+                    continue
+                value = getattr(m, f.slot)
+                if value is None:
+                    continue
+                for sub in value if f.repeated else (value,):
+                    if isinstance(sub, Message):
+                        pending.append(sub)
+
+    def WhichOneof(self, oneof_group: str) -> str | None:  # noqa: N802 - protobuf's name
+        """protobuf's oneof query; these messages declare no oneof.
+
+        Raises:
+            ValueError: always, as protobuf does for a name that is not a oneof.
+        """
+        raise ValueError(f'Protocol message {self._SPEC.name} has no "{oneof_group}" field.')
+
+    def __str__(self) -> str:
+        """protobuf's text format, as ``str()`` of a protobuf message gives it."""
+        from .text_format import MessageToString  # type: ignore[import-not-found, unused-ignore]
+
+        text: str = MessageToString(self)
+        return text
+
+    def _field(self, name: str) -> FieldSpec:
+        f = self._SPEC.by_name.get(name) if isinstance(name, str) else None
+        if f is None:
+            raise ValueError(f'Protocol message {self._SPEC.name} has no "{name}" field.')
+        return f
+
+    def _same(self, other: Any) -> Message:
+        """``other`` as this message's type: onnx's protobuf message is converted."""
+        if isinstance(other, self._SPEC.cls):
+            mine: Message = other  # type: ignore[assignment, unused-ignore]
+            return mine
+        from ._foreign import as_message
+
+        same: Message = as_message(other, self._SPEC.cls)
+        return same
+
+    def _become(self, other: Message) -> None:
+        """Take every slot of ``other``, a message of the same type, just made."""
+        for f in self._SPEC.fields:
+            setattr(self, f.slot, getattr(other, f.slot))
+        setattr(self, UNKNOWN_FIELDS, getattr(other, UNKNOWN_FIELDS))
 
     def __eq__(self, other: object) -> bool:
         # Floats compare by their bits, as protobuf's own equality does:
         # a NaN equals the same NaN, 0.0 differs from -0.0.
         if type(other) is not type(self):
             return NotImplemented
-        for name, code in _compared(type(self)):
+        for name, code, repeated in _compared(type(self)):
             a = getattr(self, name)
             b = getattr(other, name)
             if a is b:
+                continue
+            if repeated and (a is None or b is None):  # a slot never used: empty
+                if len(b if a is None else a):
+                    return False
                 continue
             if code:
                 if _bits(a, code) != _bits(b, code):
@@ -153,17 +323,20 @@ class Message:
     __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
 
 
-_COMPARED: dict[type, tuple[tuple[str, str], ...]] = {}
+_COMPARED: dict[type, tuple[tuple[str, str, bool], ...]] = {}
 
 
-def _compared(cls: type[Message]) -> tuple[tuple[str, str], ...]:
-    """Every slot of ``cls`` with the typecode of a packed field, else ``""``:
-    what ``__eq__`` compares, and how (packed fields by their bits)."""
+def _compared(cls: type[Message]) -> tuple[tuple[str, str, bool], ...]:
+    """Every slot of ``cls``, with the typecode of a packed field (else ``""``)
+    and whether it is a repeated field's: what ``__eq__`` compares, and how
+    (packed fields by their bits, a repeated field's unused slot as empty)."""
     found = _COMPARED.get(cls)
     if found is None:
         spec = cls._SPEC
-        codes = {f.name: f.typecode for f in spec.fields if f.typecode}
-        found = _COMPARED[cls] = tuple((n, codes.get(n) or "") for n in all_slots(spec))
+        found = _COMPARED[cls] = (
+            *((f.slot, f.typecode or "", f.repeated) for f in spec.fields),
+            (UNKNOWN_FIELDS, "", False),
+        )
     return found
 
 
@@ -173,7 +346,7 @@ def _bits(values: Any, code: str) -> bytes | memoryview:
     An ``array`` or a ``copy=False`` view of the field's own type is compared
     in place, through a byte view: no copy, however large.
     """
-    if type(values) is array and values.typecode == code:
+    if isinstance(values, array) and values.typecode == code:
         return values.tobytes() if len(values) < 1024 else memoryview(values).cast("B")
     if type(values) is memoryview and values.format == code and values.c_contiguous:
         return values.cast("B")
@@ -183,6 +356,53 @@ def _bits(values: Any, code: str) -> bytes | memoryview:
         return repr(values).encode()  # not floats at all: compare as objects
     bits: bytes = values.tobytes()
     return bits
+
+
+class ProtoEnum(IntEnum):
+    """An enum of the .proto, with protobuf's enum helpers as class methods:
+    ``TensorProto.DataType.Name(1) == "FLOAT"``, ``.Value("FLOAT") == 1``,
+    ``.keys()``, ``.values()``, ``.items()`` (lists, in declaration order)."""
+
+    @classmethod
+    def Name(cls, number: int) -> str:  # noqa: N802 - protobuf's name
+        """The name of the value ``number``.
+
+        Raises:
+            ValueError: no value has that number (protobuf's error).
+        """
+        try:
+            return cls(number).name
+        except (ValueError, TypeError):
+            raise ValueError(
+                f"Enum {cls.__name__} has no name defined for value {number!r}"
+            ) from None
+
+    @classmethod
+    def Value(cls, name: str) -> int:  # noqa: N802 - protobuf's name
+        """The number of the value called ``name``.
+
+        Raises:
+            ValueError: no value has that name (protobuf's error).
+        """
+        member = cls.__members__.get(name) if isinstance(name, str) else None
+        if member is None:
+            raise ValueError(f"Enum {cls.__name__} has no value defined for name {name!r}")
+        return int(member)
+
+    @classmethod
+    def keys(cls) -> list[str]:
+        """The names, in declaration order."""
+        return list(cls.__members__)
+
+    @classmethod
+    def values(cls) -> list[int]:
+        """The numbers, in declaration order."""
+        return [int(m) for m in cls.__members__.values()]
+
+    @classmethod
+    def items(cls) -> list[tuple[str, int]]:
+        """``(name, number)`` pairs, in declaration order."""
+        return [(name, int(m)) for name, m in cls.__members__.items()]
 
 
 @message
@@ -198,7 +418,7 @@ class StringStringEntryProto(Message):
 class TensorProto(Message):
     """A tensor: ``dims``, ``data_type`` and its values in one storage field."""
 
-    class DataType(IntEnum):
+    class DataType(ProtoEnum):
         UNDEFINED = 0
         FLOAT = 1
         UINT8 = 2
@@ -229,7 +449,7 @@ class TensorProto(Message):
         FLOAT6E2M3 = 27
         FLOAT6E3M2 = 28
 
-    class DataLocation(IntEnum):
+    class DataLocation(ProtoEnum):
         DEFAULT = 0
         EXTERNAL = 1
 
@@ -309,7 +529,7 @@ class SparseTensorProto(Message):
 class SequenceProto(Message):
     """An ordered collection of elements of one type."""
 
-    class DataType(IntEnum):
+    class DataType(ProtoEnum):
         UNDEFINED = 0
         TENSOR = 1
         SPARSE_TENSOR = 2
@@ -360,7 +580,7 @@ class MapProto(Message):
 class OptionalProto(Message):
     """A value that may be absent."""
 
-    class DataType(IntEnum):
+    class DataType(ProtoEnum):
         UNDEFINED = 0
         TENSOR = 1
         SPARSE_TENSOR = 2

@@ -30,6 +30,13 @@ import sys
 from array import array
 from enum import IntEnum
 
+from ._repeated import (
+    RepeatedMessages,
+    RepeatedScalars,
+    message_list,
+    to_messages,
+    to_scalars,
+)
 from ._wire import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MASK64, encode_varint
 
 TYPE_CHECKING = False
@@ -166,6 +173,7 @@ class FieldSpec:
         "packed",
         "repeated",
         "repr",
+        "slot",
         "tag",
         "type",
         "typecode",
@@ -214,6 +222,7 @@ class FieldSpec:
         self.typecode = info.typecode if packed else None
         self.bounds = info.bounds
         self.name = ""
+        self.slot = ""
         self.json_name = ""
         self.owner: Any = None
         self.type: Any = None
@@ -239,11 +248,26 @@ class FieldSpec:
 
     @property
     def container(self) -> Callable[[], Any]:
-        """What a repeated field's empty value is made by: ``list``, or its ``array`` type."""
+        """What makes a repeated field's empty container: a ``RepeatedScalars`` of
+        its typecode, its message's ``RepeatedMessages``, or ``list``."""
         code = self.typecode
-        if code is None:
-            return list
-        return _ArrayFactory(code)
+        if code is not None:
+            return _ScalarsFactory(code)
+        if self.message_name is not None:
+            return _MessagesFactory(self)
+        return list
+
+    def convert(self, value: Any) -> Any:
+        """A value assigned to a repeated field, as the field's container.
+
+        A copy, as protobuf makes; what cannot be converted is kept as given,
+        for ``encode()`` to refuse with the field's path (see ``_repeated.py``).
+        """
+        if self.typecode is not None:
+            return to_scalars(self.typecode, value)
+        if self.message_name is not None:
+            return to_messages(message_list(self.message), value)
+        return value
 
     def tag_for(self, wire_type: int) -> bytes:
         """The encoded tag of this field with ``wire_type`` (packed and unpacked are both read)."""
@@ -257,19 +281,45 @@ class FieldSpec:
         return (info.wire_type,)
 
 
-class _ArrayFactory:
-    """An empty ``array`` of one typecode; picklable and comparable, unlike a lambda."""
+class _ScalarsFactory:
+    """An empty ``RepeatedScalars`` of one typecode; picklable and comparable, unlike a lambda."""
 
     __slots__ = ("typecode",)
 
     def __init__(self, typecode: str) -> None:
         self.typecode = typecode
 
-    def __call__(self) -> array[Any]:
-        return array(self.typecode)
+    def __call__(self) -> RepeatedScalars:
+        return RepeatedScalars(self.typecode)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ScalarsFactory) and other.typecode == self.typecode
+
+    def __hash__(self) -> int:
+        return hash(self.typecode)
 
     def __repr__(self) -> str:
-        return f"array({self.typecode!r})"
+        return f"RepeatedScalars({self.typecode!r})"
+
+
+class _MessagesFactory:
+    """An empty ``RepeatedMessages`` of a field's message, resolved on first call."""
+
+    __slots__ = ("field", "made")
+
+    def __init__(self, field: FieldSpec) -> None:
+        self.field = field
+        self.made: Any = None
+
+    def __call__(self) -> RepeatedMessages:
+        made = self.made
+        if made is None:
+            made = self.made = message_list(self.field.message)
+        value: RepeatedMessages = made()
+        return value
+
+    def __repr__(self) -> str:
+        return f"RepeatedMessages[{self.field.message_name}]"
 
 
 class MessageSpec:
@@ -423,6 +473,7 @@ else:
             if not isinstance(value, FieldSpec):
                 raise TypeError(f"{cls.__qualname__}.{name}: declare it with field()")
             value.name = name
+            value.slot = f"_{name}" if value.repeated else name
             value.json_name = _camel(name)
             value.type = annotation
             if value.repeated:
@@ -431,7 +482,10 @@ else:
         namespace.pop("__dict__", None)
         namespace.pop("__weakref__", None)
         namespace["__qualname__"] = cls.__qualname__
-        namespace["__slots__"] = (*(spec.name for spec in specs), "unknown_fields")
+        namespace["__slots__"] = (*(spec.slot for spec in specs), "unknown_fields")
+        for spec in specs:
+            if spec.repeated:
+                namespace[spec.name] = _repeated_property(spec)
         namespace["__match_args__"] = ()
         namespace["__dataclass_fields__"] = _Metadata("__dataclass_fields__")
         namespace["__dataclass_params__"] = _Metadata("__dataclass_params__")
@@ -452,46 +506,57 @@ UNKNOWN_FIELDS = "unknown_fields"
 
 
 def all_slots(spec: MessageSpec) -> tuple[str, ...]:
-    """The names of every slot of a message: its fields, then ``unknown_fields``."""
-    return (*(f.name for f in spec.fields), UNKNOWN_FIELDS)
+    """The names of every slot of a message: its fields' (``FieldSpec.slot``),
+    then ``unknown_fields``.
+
+    A repeated field's slot is not its name: it holds ``None`` until the
+    field's container is first asked for (by the property of the field's
+    name), so an empty repeated field costs no object.  The codec reads and
+    writes the slots; everything else uses the fields' names.
+    """
+    return (*(f.slot for f in spec.fields), UNKNOWN_FIELDS)
 
 
-def _defaults(spec: MessageSpec, env: dict[str, Any]) -> dict[str, tuple[str, bool]]:
-    """Each slot's default: an expression over names it puts in ``env``, and
-    whether it makes a new object each time (a repeated field's container).
+def _defaults(spec: MessageSpec, env: dict[str, Any]) -> dict[str, str]:
+    """Each slot's default, as an expression over names it puts in ``env``.
 
     The one generator of defaults, for ``__init__`` and for the decoder's
-    blank messages: a list default is a literal (faster than calling
-    ``list``); an array default copies an empty prototype (half the cost of
-    the constructor); any other default is the declared object itself.
+    blank messages: a repeated field's slot is ``None`` (no container until
+    one is asked for); any other default is the declared object itself.
     """
-    made: dict[str, tuple[str, bool]] = {}
+    made: dict[str, str] = {}
     for f in spec.fields:
-        code = f.typecode
-        if f.repeated and code is None:
-            made[f.name] = ("[]", True)
-        elif f.repeated and code is not None:
-            env[f"empty_{f.name}"] = array(code)
-            made[f.name] = (f"empty_{f.name}.__copy__()", True)
+        if f.repeated:
+            made[f.slot] = "None"
         else:
             env[f"default_{f.name}"] = f.default
-            made[f.name] = (f"default_{f.name}", False)
-    made[UNKNOWN_FIELDS] = ("b''", False)
+            made[f.slot] = f"default_{f.name}"
+    made[UNKNOWN_FIELDS] = "b''"
     return made
 
 
 def _make_init(spec: MessageSpec) -> Callable[..., None]:
-    """Generate ``__init__``, the way ``dataclasses`` does, from source text."""
+    """Generate ``__init__``, the way ``dataclasses`` does, from source text.
+
+    A repeated field given a value gets it converted to its container (a
+    copy, as protobuf makes: ``FieldSpec.convert``).
+    """
     env: dict[str, Any] = {"MISSING": MISSING}
+    defaults = _defaults(spec, env)
     params = []
     body = []
-    for name, (default, fresh) in _defaults(spec, env).items():
-        if fresh:  # a new container per instance
-            params.append(f"{name}=MISSING")
-            body.append(f"    m.{name} = {default} if {name} is MISSING else {name}")
+    for f in spec.fields:
+        if f.repeated:
+            env[f"convert_{f.name}"] = f.convert
+            params.append(f"{f.name}=MISSING")
+            body.append(
+                f"    m.{f.slot} = None if {f.name} is MISSING else convert_{f.name}({f.name})"
+            )
         else:
-            params.append(f"{name}={default}")
-            body.append(f"    m.{name} = {name}")
+            params.append(f"{f.name}={defaults[f.slot]}")
+            body.append(f"    m.{f.slot} = {f.name}")
+    params.append(f"{UNKNOWN_FIELDS}={defaults[UNKNOWN_FIELDS]}")
+    body.append(f"    m.{UNKNOWN_FIELDS} = {UNKNOWN_FIELDS}")
     source = f"def __init__(m, *, {', '.join(params)}):\n" + "\n".join(body)
     exec(source, env)
     init: Callable[..., None] = env["__init__"]
@@ -499,21 +564,44 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
     return init
 
 
+def _repeated_property(f: FieldSpec) -> property:
+    """The property of a repeated field: its container, made on first access;
+    assigning converts the value to the container (``FieldSpec.convert``)."""
+    env: dict[str, Any] = {"make": f.container, "convert": f.convert}
+    source = (
+        "def get(m):\n"
+        f"    v = m.{f.slot}\n"
+        "    if v is None:\n"
+        f"        v = m.{f.slot} = make()\n"
+        "    return v\n"
+        "def put(m, value):\n"
+        f"    m.{f.slot} = convert(value)\n"
+        "def drop(m):\n"
+        f"    del m.{f.slot}\n"
+    )
+    exec(source, env)
+    return property(
+        env["get"], env["put"], env["drop"], doc=f"The repeated field {f.name} = {f.number}."
+    )
+
+
 def blank_maker(
     spec: MessageSpec, given: tuple[str, ...] = (), cls: type | None = None
 ) -> Callable[..., Any]:
     """A function that makes an empty message twice as fast as its ``__init__``,
-    taking the values of the fields named in ``given`` as arguments.
+    taking the values of the slots named in ``given`` as arguments.
 
     The decoder makes one message per element, so this matters; it sets the
     same defaults as ``__init__``, from the same generator.  ``cls`` makes
-    instances of a subclass of the message instead.
+    instances of a subclass of the message instead.  The values of ``given``
+    fields are stored as they are, in the fields' slots.
     """
     env: dict[str, Any] = {"new": object.__new__, "cls": cls or spec.cls}
     defaults = _defaults(spec, env)
+    arguments = {spec.by_name[name].slot: name for name in given}
     lines = [f"def make({', '.join(given)}):", "    m = new(cls)"]
-    for name, (made, _) in defaults.items():
-        lines.append(f"    m.{name} = {name if name in given else made}")
+    for slot, made in defaults.items():
+        lines.append(f"    m.{slot} = {arguments.get(slot, made)}")
     exec("\n".join([*lines, "    return m"]), env)
     maker: Callable[..., Any] = env["make"]
     return maker

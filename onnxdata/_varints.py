@@ -187,7 +187,7 @@ def encode_packed(values: Any, lo: int, hi: int, code: str) -> bytes:
     Raises:
         EncodeError: an element is not an integer in ``lo..hi``, named by its index.
     """
-    if type(values) is array:
+    if isinstance(values, array):
         if values.typecode == code:
             if len(values) >= npvarints.MIN_VALUES:
                 np = npvarints.numpy()

@@ -683,12 +683,13 @@ def _assert_owned(m: TensorProto) -> None:
     assert type(m.raw_data) is bytes
     assert type(m.unknown_fields) is bytes
     assert all(type(s) is bytes for s in m.string_data)
-    # packed numeric fields are arrays (every bit kept); dims and keys are lists
+    # packed numeric fields are arrays (every bit kept; protobuf-like RepeatedScalars);
+    # dims and keys are lists
     codes = {"float_data": "f", "double_data": "d", "int64_data": "q", "uint64_data": "Q"}
     for name, code in codes.items():
         value = getattr(m, name)
-        assert type(value) is array and value.typecode == code, name
-    assert type(m.int32_data) is array and m.int32_data.itemsize == 4
+        assert isinstance(value, array) and value.typecode == code, name
+    assert isinstance(m.int32_data, array) and m.int32_data.itemsize == 4
     assert type(m.dims) is list and type(m.name) is str
 
 
