@@ -20,6 +20,7 @@ __all__ = [
     "DataTypeInfo",
     "element_fields",
     "info",
+    "storage_type",
 ]
 
 TYPE_CHECKING = False
@@ -158,6 +159,26 @@ ALLOWED: dict[str, frozenset[int]] = {
     for name in STORAGE_FIELDS
 }
 """Which data types each typed storage field may hold."""
+
+
+_KIND_OF_FIELD = {f.name: f.kind for f in spec_of(TensorProto).fields if f.name in STORAGE_FIELDS}
+
+STORAGE_TYPES: dict[str, int] = {
+    d.storage: d.value
+    for d in DATA_TYPES.values()
+    if d.per_value == 1 and d.name.lower() == _KIND_OF_FIELD[d.storage].replace("bytes", "string")
+}
+"""storage field -> the data type it is named after (float_data: FLOAT,
+uint64_data: UINT64, string_data: STRING...): onnx's "storage data type"."""
+
+
+def storage_type(data_type: int) -> int:
+    """The data type named by the storage field of ``data_type`` (BFLOAT16: INT32).
+
+    Raises:
+        KeyError: ``data_type`` is UNDEFINED or unknown.
+    """
+    return STORAGE_TYPES[DATA_TYPES[data_type].storage]
 
 
 def info(data_type: Any) -> DataTypeInfo | None:
