@@ -144,6 +144,15 @@ def float_codes(values: Any, data_type: int, *, saturate: bool) -> NDArray:
     return np.asarray(codes).astype(code_dtype)
 
 
+def saturate_infinities(codes: NDArray, data_type: int) -> NDArray:
+    """``codes`` with the infinities of ``data_type`` replaced by its largest value."""
+    fmt = FORMATS[data_type]
+    if fmt.kind != "ieee":
+        return codes
+    inf = (codes & ~np.asarray(fmt.sign_bit, codes.dtype)) == fmt.inf_code
+    return np.where(inf, (codes & fmt.sign_bit) | fmt.max_code, codes).astype(codes.dtype)
+
+
 def code_values(data_type: int) -> NDArray:
     """The float64 value of every code of ``data_type`` (NaN for NaN codes)."""
     fmt = FORMATS[data_type]

@@ -207,12 +207,15 @@ def _codes(vals: Any, data_type: int) -> npt.NDArray[Any]:
     spec = SPECS[data_type]
     given = np.asarray(vals)
     if not spec.exact or spec.dtype.type.__module__ != "numpy":  # a type numpy lacks
+        if data_type == DT.FLOAT8E8M0:  # (an E8M0 array too goes through float32, as onnx)
+            return _numpy_floats.float8e8m0_codes(given, saturate=True, round_mode="up").ravel()
         if spec.exact and given.dtype == spec.dtype:  # already of the type: its bits
-            return given.ravel().view(np.uint16 if spec.dtype.itemsize == 2 else np.uint8)
+            codes = given.ravel().view(np.uint16 if spec.dtype.itemsize == 2 else np.uint8)
+            if data_type in _FLOAT8:  # NaN bits kept, inf saturated (onnx's clip)
+                codes = _numpy_floats.saturate_infinities(codes, data_type)
+            return codes
         if data_type in _FLOAT8:
             return _numpy_floats.float_codes(given, data_type, saturate=True).ravel()
-        if data_type == DT.FLOAT8E8M0:
-            return _numpy_floats.float8e8m0_codes(given, saturate=True, round_mode="up").ravel()
         if data_type in _numpy_floats.FORMATS:
             return _numpy_floats.float_codes(given, data_type, saturate=False).ravel()
         return _numpy_floats.int_codes(given, data_type).ravel()
