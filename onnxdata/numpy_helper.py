@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from . import _numpy_bits, _numpy_floats
 from ._datatypes import DATA_TYPES, element_fields
-from ._foreign import as_message
+from ._foreign import as_message, foreign_name
 from ._messages import (
     MapProto,
     Message,
@@ -230,8 +230,8 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
 
     Without ``dtype`` the element type follows the first element (dict: MAP,
     list: SEQUENCE, else TENSOR; TENSOR for an empty list).  Beyond onnx,
-    TensorProto elements are stored as they are,
-    ``dtype=SequenceProto.SPARSE_TENSOR`` stores arrays (or SparseTensorProto
+    TensorProto elements are stored as they are (onnx's protobuf ones
+    converted), ``dtype=SequenceProto.SPARSE_TENSOR`` stores arrays (or SparseTensorProto
     objects) via :func:`from_dense`, and ``dtype=SequenceProto.OPTIONAL``
     stores each element (``None`` allowed) via :func:`from_optional`.
 
@@ -276,7 +276,7 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
             if type(e) is np.ndarray
             else e
             if isinstance(e, TensorProto)
-            else array_to_tensor(np.asarray(e))
+            else _tensor_of(e)
             for e in lst
         ]
     elif elem_type == SequenceProto.SEQUENCE:
@@ -285,7 +285,7 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
         sequence.map_values = [from_dict(e) for e in lst]
     elif elem_type == SequenceProto.SPARSE_TENSOR:
         sequence.sparse_tensor_values = [
-            e if isinstance(e, SparseTensorProto) else dense_to_sparse(np.asarray(e)) for e in lst
+            e if isinstance(e, SparseTensorProto) else _sparse_of(e) for e in lst
         ]
     elif elem_type == SequenceProto.OPTIONAL:
         sequence.optional_values = [from_optional(e) for e in lst]
@@ -304,6 +304,20 @@ class MapLengthError(ValueError, IndexError):
     IndexError, which is what ``onnx.numpy_helper.to_dict`` raises for it, so
     code catching either keeps working.
     """
+
+
+def _tensor_of(value: Any) -> TensorProto:
+    """A TENSOR element: onnx's TensorProto converted, anything else through numpy."""
+    if foreign_name(value) == "onnx.TensorProto":
+        return as_message(value, TensorProto)
+    return array_to_tensor(np.asarray(value))
+
+
+def _sparse_of(value: Any) -> SparseTensorProto:
+    """A SPARSE_TENSOR element: onnx's SparseTensorProto converted, else an array."""
+    if foreign_name(value) == "onnx.SparseTensorProto":
+        return as_message(value, SparseTensorProto)
+    return dense_to_sparse(np.asarray(value))
 
 
 def _map_label(map_proto: MapProto) -> str:
@@ -487,7 +501,7 @@ def from_optional(
 
     Without ``dtype`` the type follows ``opt`` (dict: MAP, list: SEQUENCE,
     None: UNDEFINED, else TENSOR).  Beyond onnx: a TensorProto is stored as it
-    is, another TENSOR value that is not a numpy array goes through
+    is (onnx's protobuf one converted), another TENSOR value that is not a numpy array goes through
     ``numpy.asarray`` (onnx raises AttributeError),
     ``dtype=SPARSE_TENSOR`` stores an array via :func:`from_dense`, and
     ``dtype=OPTIONAL`` nests :func:`from_optional`.
@@ -518,16 +532,17 @@ def from_optional(
     if elem_type == OptionalProto.TENSOR:
         if isinstance(opt, TensorProto):
             optional.tensor_value = opt
+        elif isinstance(opt, (np.ndarray, np.generic)):
+            optional.tensor_value = array_to_tensor(opt)
         else:
-            is_numpy = isinstance(opt, (np.ndarray, np.generic))
-            optional.tensor_value = array_to_tensor(opt if is_numpy else np.asarray(opt))
+            optional.tensor_value = _tensor_of(opt)
     elif elem_type == OptionalProto.SEQUENCE:
         optional.sequence_value = from_list(opt)
     elif elem_type == OptionalProto.MAP:
         optional.map_value = from_dict(opt)
     elif elem_type == OptionalProto.SPARSE_TENSOR:
         is_sparse = isinstance(opt, SparseTensorProto)
-        optional.sparse_tensor_value = opt if is_sparse else dense_to_sparse(np.asarray(opt))
+        optional.sparse_tensor_value = opt if is_sparse else _sparse_of(opt)
     elif elem_type == OptionalProto.OPTIONAL:
         optional.optional_value = from_optional(opt)
     else:

@@ -147,3 +147,16 @@ def test_a_short_map_is_a_value_error_and_onnxs_index_error() -> None:
     theirs.keys.append(3)
     with pytest.raises(IndexError, match="not the same"):
         onh.to_dict(theirs)
+
+
+def test_from_list_and_from_optional_take_onnx_tensors() -> None:
+    theirs = onh.from_array(np.array([1.0, 2.0]), "t")
+    ours = nh.from_array(np.array([1.0, 2.0]), "t")
+    assert nh.from_list([theirs, theirs]).encode() == nh.from_list([ours, ours]).encode()
+    assert nh.from_optional(theirs).encode() == nh.from_optional(ours).encode()
+    sparse = nh.from_dense(np.array([0.0, 3.0]))
+    foreign = onnx.SparseTensorProto.FromString(sparse.encode())
+    expected = nh.from_list([sparse], dtype=onnx.SequenceProto.SPARSE_TENSOR).encode()
+    assert nh.from_list([foreign], dtype=onnx.SequenceProto.SPARSE_TENSOR).encode() == expected
+    optional = nh.from_optional(foreign, dtype=onnx.OptionalProto.SPARSE_TENSOR)
+    assert optional.sparse_tensor_value == sparse
