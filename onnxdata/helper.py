@@ -34,13 +34,20 @@ Differences from onnx (each where onnx is wrong or fails badly):
 
 from __future__ import annotations
 
+try:
+    import numpy as np
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "onnxdata.helper needs numpy (its functions are about numpy dtypes), which "
+        "onnxdata's core does not install: pip install 'onnxdata[numpy]'"
+    ) from exc
+
 import copy
 import math
 import operator
 from collections.abc import Iterable, KeysView, Sequence
 from typing import Any
 
-import numpy as np
 import numpy.typing as npt
 
 from . import _numpy_floats

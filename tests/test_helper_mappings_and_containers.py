@@ -9,6 +9,9 @@ onnx's messages too, and fail with onnx's error classes where onnx fails.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import message_strategies as ms
@@ -21,6 +24,7 @@ from onnx import helper as oh
 
 from onnxdata import MapProto, OptionalProto, SequenceProto, TensorProto, helper
 
+ROOT = Path(__file__).resolve().parent.parent
 DT = TensorProto.DataType
 ALL = [int(t) for t in oh.get_all_tensor_dtypes()]
 
@@ -196,3 +200,16 @@ def test_make_optional_copies_its_value() -> None:
     optional = helper.make_optional("o", OptionalProto.TENSOR, tensor)
     tensor.name = "changed"
     assert optional.tensor_value == pair([1.0])[1]
+
+
+def test_without_numpy_the_import_error_names_the_extra() -> None:
+    code = (
+        "import sys\nsys.modules['numpy'] = None\nimport onnxdata\n"
+        "try:\n    import onnxdata.helper\nexcept ImportError as exc:\n    print(exc)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "onnxdata.helper needs numpy" in proc.stdout and "onnxdata[numpy]" in proc.stdout
