@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from onnx import helper as oh
 from onnx import numpy_helper as onh
 
+import onnxdata
 from onnxdata import TensorProto, helper
 from onnxdata import numpy_helper as nh
 
@@ -79,6 +80,7 @@ def test_from_a_list_the_same_bytes_as_onnx(data_type: int, data: Any) -> None:
     dims, values = data.draw(shaped(data_type))
     theirs, ours = both("t", data_type, dims, values)
     assert ours == theirs
+    assert onnxdata.check(TensorProto.decode(ours)) == []  # and a valid tensor
 
 
 @pytest.mark.parametrize("data_type", NOT_STRING, ids=oh.tensor_dtype_to_string)
@@ -127,6 +129,7 @@ def test_raw_the_same_bytes_as_onnx(data_type: int, data: Any, as_bytes: bool) -
         vals = onh.from_array(array).raw_data  # packed where the type is
     theirs, ours = both("raw", data_type, dims, vals, raw=True)
     assert ours == theirs
+    assert onnxdata.check(TensorProto.decode(ours)) == []
 
 
 def test_raw_big_endian_array_is_written_little_endian_as_onnx() -> None:
