@@ -182,6 +182,18 @@ _FLOAT8 = frozenset(int(t) for t in (DT.FLOAT8E4M3FN, DT.FLOAT8E4M3FNUZ, DT.FLOA
 _PACKERS = {4: pack_4bitx2, 2: pack_2bitx4, 6: pack_6bit}
 
 
+def _name(name: Any) -> str:
+    """``name`` as protobuf takes a string field: str, or UTF-8 bytes."""
+    if isinstance(name, str):
+        return name
+    if isinstance(name, bytes):
+        try:
+            return name.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"name is not valid UTF-8: {name!r}") from exc
+    raise TypeError(f"name must be a str, not {type(name).__name__}")
+
+
 def _dims(dims: Iterable[Any]) -> list[int]:
     try:
         return [operator.index(d) for d in dims]
@@ -254,7 +266,8 @@ def make_tensor(
         DataTypeError: ``data_type`` is UNDEFINED or unknown (a TypeError,
             and the KeyError onnx raises).
         TypeError: STRING with ``raw=True``; raw ``vals`` that are neither
-            bytes nor a numpy array; ``dims`` that are not integers; STRING
+            bytes nor a numpy array; ``dims`` that are not integers; a
+            ``name`` that is not str (or UTF-8 bytes, as protobuf takes); STRING
             values that are not str/bytes (as onnx, through protobuf).
         ValueError: the number of values, or of raw bytes, does not match
             ``dims`` (onnx's messages); a NaN or inf cast to a 4-/2-bit
@@ -265,7 +278,7 @@ def make_tensor(
     code = int(info.value)
     tensor = TensorProto()
     tensor.data_type = code
-    tensor.name = name
+    tensor.name = _name(name)
     tensor.dims = _dims(dims)
     if code == _STRING and raw:
         raise TypeError("Can not use raw_data to store string type.")
@@ -352,7 +365,7 @@ def make_sequence(name: str, elem_type: int, values: Sequence[Any]) -> SequenceP
             message), or a value is not the message ``elem_type`` stands for.
     """
     sequence = SequenceProto()
-    sequence.name = name
+    sequence.name = _name(name)
     code = _elem_type(elem_type, "elem_type")
     sequence.elem_type = code
     if code == SequenceProto.UNDEFINED:
@@ -380,7 +393,7 @@ def make_map(name: str, key_type: int, keys: list[Any], values: SequenceProto) -
             number of keys differs from the number of values (onnx writes it).
     """
     map_proto = MapProto()
-    map_proto.name = name
+    map_proto.name = _name(name)
     code = _elem_type(key_type, "key_type")
     map_proto.key_type = code
     sequence = as_message(values, SequenceProto)
@@ -422,7 +435,7 @@ def make_optional(name: str, elem_type: int, value: Any | None) -> OptionalProto
             stands for.
     """
     optional = OptionalProto()
-    optional.name = name
+    optional.name = _name(name)
     code = _elem_type(elem_type, "elem_type")
     optional.elem_type = code
     if code == OptionalProto.UNDEFINED:

@@ -269,3 +269,20 @@ def test_an_integer_out_of_range_is_numpys_overflow_error_as_onnx() -> None:
     for module in (oh, helper):
         with pytest.raises(OverflowError):
             module.make_tensor("t", DT.INT8, [1], [300])
+
+
+@pytest.mark.parametrize("name", [None, 3, b"x", "é"])
+def test_names_are_taken_as_protobuf_takes_them(name: Any) -> None:
+    try:
+        theirs = oh.make_tensor(name, DT.FLOAT, [1], [1.0]).SerializeToString()
+    except TypeError:
+        with pytest.raises(TypeError, match="name must be a str"):
+            helper.make_tensor(name, DT.FLOAT, [1], [1.0])
+        with pytest.raises(TypeError):
+            helper.make_sequence(name, 1, [])
+        return
+    assert helper.make_tensor(name, DT.FLOAT, [1], [1.0]).encode() == theirs
+    assert (
+        helper.make_optional(name, 0, None).encode()
+        == oh.make_optional(name, 0, None).SerializeToString()
+    )
