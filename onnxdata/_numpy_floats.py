@@ -29,24 +29,20 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from ._datatypes import DATA_TYPES
 from ._messages import TensorProto
 
 NDArray = npt.NDArray[Any]
-DT = TensorProto.DataType
 
 
 class FloatFormat(NamedTuple):
-    """A small binary float format."""
+    """A small binary float format (from ``DataTypeInfo.float``)."""
 
     exponent_bits: int
     mantissa_bits: int
     bias: int
     kind: str
     """"ieee", "fn", "fnuz" or "finite" (see the module docstring)."""
-    max_code: int
-    """The code of the largest finite value (sign bit clear)."""
-    nan_code: int
-    """The code of the (positive, quiet) NaN; 0 for the finite formats."""
 
     @property
     def sign_bit(self) -> int:
@@ -54,7 +50,28 @@ class FloatFormat(NamedTuple):
 
     @property
     def inf_code(self) -> int:
+        """All exponent bits set, mantissa zero (inf in the "ieee" kind)."""
         return ((1 << self.exponent_bits) - 1) << self.mantissa_bits
+
+    @property
+    def max_code(self) -> int:
+        """The code of the largest finite value (sign bit clear)."""
+        if self.kind == "ieee":
+            return self.inf_code - 1
+        if self.kind == "fn":  # all ones is NaN
+            return self.sign_bit - 2
+        return self.sign_bit - 1
+
+    @property
+    def nan_code(self) -> int:
+        """The code of the (positive, quiet) NaN; 0 for the "finite" kind."""
+        if self.kind == "ieee":
+            return self.inf_code | (1 << (self.mantissa_bits - 1))
+        if self.kind == "fn":
+            return self.sign_bit - 1
+        if self.kind == "fnuz":
+            return self.sign_bit
+        return 0
 
     def value(self, code: int) -> float:
         """The value of a (non-NaN, non-inf) code with the sign bit clear."""
@@ -66,17 +83,10 @@ class FloatFormat(NamedTuple):
 
 
 FORMATS: dict[int, FloatFormat] = {
-    DT.FLOAT8E4M3FN: FloatFormat(4, 3, 7, "fn", 0x7E, 0x7F),
-    DT.FLOAT8E4M3FNUZ: FloatFormat(4, 3, 8, "fnuz", 0x7F, 0x80),
-    DT.FLOAT8E5M2: FloatFormat(5, 2, 15, "ieee", 0x7B, 0x7E),
-    DT.FLOAT8E5M2FNUZ: FloatFormat(5, 2, 16, "fnuz", 0x7F, 0x80),
-    DT.BFLOAT16: FloatFormat(8, 7, 127, "ieee", 0x7F7F, 0x7FC0),
-    DT.FLOAT4E2M1: FloatFormat(2, 1, 1, "finite", 0x7, 0),
-    DT.FLOAT6E2M3: FloatFormat(2, 3, 1, "finite", 0x1F, 0),
-    DT.FLOAT6E3M2: FloatFormat(3, 2, 3, "finite", 0x1F, 0),
+    code: FloatFormat(*d.float) for code, d in DATA_TYPES.items() if d.float is not None
 }
 """data_type -> format, for the float types numpy lacks (FLOAT8E8M0 aside: it
-has no sign and no mantissa, see :func:`to_float8e8m0`)."""
+has no sign and no mantissa, see :func:`float8e8m0_codes`)."""
 
 
 def _as_float64(values: Any) -> NDArray:
@@ -210,10 +220,7 @@ def float8e8m0_codes(values: Any, *, saturate: bool = True, round_mode: str = "u
 
 
 INT_RANGES: dict[int, tuple[int, int]] = {
-    DT.INT4: (-8, 7),
-    DT.UINT4: (0, 15),
-    DT.INT2: (-2, 1),
-    DT.UINT2: (0, 3),
+    code: d.values for code, d in DATA_TYPES.items() if d.values is not None
 }
 """The sub-byte integer types numpy lacks, and their value ranges."""
 
@@ -229,7 +236,7 @@ def int_codes(values: Any, data_type: int) -> NDArray:
         ValueError: a value is NaN or infinite.
         TypeError: values numpy cannot make numbers of.
     """
-    bits = 4 if data_type in (DT.INT4, DT.UINT4) else 2
+    bits = DATA_TYPES[data_type].bits
     x = np.asarray(values)
     if x.dtype.kind == "f":
         if not np.isfinite(x).all():
