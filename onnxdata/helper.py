@@ -176,9 +176,8 @@ def printable_tensor_proto(t: TensorProto) -> str:
 # make_tensor
 
 _STRING = int(DT.STRING)
-_COMPLEX = {int(DT.COMPLEX64): np.float32, int(DT.COMPLEX128): np.float64}
-_FLOAT8 = frozenset(int(t) for t in (DT.FLOAT8E4M3FN, DT.FLOAT8E4M3FNUZ, DT.FLOAT8E5M2,
-                                     DT.FLOAT8E5M2FNUZ))  # fmt: skip
+# onnx casts the 8-bit floats with saturation, the other small floats without.
+_FLOAT8 = frozenset(c for c in _numpy_floats.FORMATS if DATA_TYPES[c].bits == 8)
 _PACKERS = {4: pack_4bitx2, 2: pack_2bitx4, 6: pack_6bit}
 
 
@@ -307,8 +306,8 @@ def make_tensor(
             f"dimensions requiring {count} elements."
         )
     if code != _STRING:
-        if code in _COMPLEX:
-            values = values.view(_COMPLEX[code])
+        if info.per_value == 2:  # complex: (real, imaginary) pairs
+            values = values.view(values.real.dtype)
         elif info.packed in (4, 2):
             values = _PACKERS[info.packed](values)
         elif values.dtype == np.bool_:
