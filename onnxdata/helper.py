@@ -223,8 +223,8 @@ def _codes(vals: Any, data_type: int) -> npt.NDArray[Any]:
     ``to_float8e8m0``), the other floats with ml_dtypes' cast.
     """
     spec = SPECS[data_type]
-    given = np.asarray(vals)
     if not spec.exact or spec.dtype.type.__module__ != "numpy":  # a type numpy lacks
+        given = np.asarray(vals)
         if data_type == DT.FLOAT8E8M0:  # (an E8M0 array too goes through float32, as onnx)
             return _numpy_floats.float8e8m0_codes(given, saturate=True, round_mode="up").ravel()
         if spec.exact and given.dtype == spec.dtype:  # already of the type: its bits
