@@ -193,11 +193,22 @@ def _name(name: Any) -> str:
     raise TypeError(f"name must be a str, not {type(name).__name__}")
 
 
+_INT64 = (-(2**63), 2**63 - 1)
+
+
 def _dims(dims: Iterable[Any]) -> list[int]:
+    """``dims`` as protobuf takes an int64 field: integers (not bools) in range."""
+    items = list(dims)
+    if any(isinstance(d, (bool, np.bool_)) for d in items):
+        raise TypeError(f"dims must be integers, not booleans: {items!r}")
     try:
-        return [operator.index(d) for d in dims]
+        out = [operator.index(d) for d in items]
     except TypeError as exc:
         raise TypeError(f"dims must be integers: {exc}") from None
+    for d in out:
+        if not _INT64[0] <= d <= _INT64[1]:
+            raise ValueError(f"Value out of range: {d} (dims are int64)")
+    return out
 
 
 def _string_values(vals: Any) -> list[bytes]:
@@ -269,7 +280,7 @@ def make_tensor(
             ``name`` that is not str (or UTF-8 bytes, as protobuf takes); STRING
             values that are not str/bytes (as onnx, through protobuf).
         ValueError: the number of values, or of raw bytes, does not match
-            ``dims`` (onnx's messages); a NaN or inf cast to a 4-/2-bit
+            ``dims`` (onnx's messages); a dim outside int64; a NaN or inf cast to a 4-/2-bit
             integer type.
         OverflowError: a value out of range of a numpy integer type (as numpy).
     """
@@ -336,6 +347,7 @@ def make_sparse_tensor(
     Raises:
         TypeError: ``values`` or ``indices`` is not a TensorProto (onnxdata's
             or onnx's), or ``dims`` are not integers.
+        ValueError: a dim is outside int64 (as protobuf).
     """
     sparse = SparseTensorProto()
     sparse.values = _copy(as_message(values, TensorProto))

@@ -325,3 +325,19 @@ print(json.dumps(out))
     for key, ours in out.items():
         theirs, _ = both("t", int(key), [8], cases[int(key)])
         assert bytes.fromhex(ours) == theirs, oh.tensor_dtype_to_string(int(key))
+
+
+@pytest.mark.parametrize(
+    ("dims", "error"), [([2**63], ValueError), ([-(2**63) - 1], ValueError), ([True], TypeError)]
+)
+def test_dims_outside_int64_or_boolean_fail_as_protobuf(dims: list[Any], error: type) -> None:
+    for module in (oh, helper):
+        with pytest.raises(error):
+            module.make_tensor("t", DT.FLOAT, dims, b"", raw=True)
+    with pytest.raises(error):
+        helper.make_sparse_tensor(*pair_of_tensors(), dims)
+
+
+def pair_of_tensors() -> tuple[Any, Any]:
+    values = helper.make_tensor("v", DT.FLOAT, [1], [1.0])
+    return values, helper.make_tensor("i", DT.INT64, [1], [0])
