@@ -196,19 +196,23 @@ def _name(name: Any) -> str:
 _INT64 = (-(2**63), 2**63 - 1)
 
 
-def _dims(dims: Iterable[Any]) -> list[int]:
-    """``dims`` as protobuf takes an int64 field: integers (not bools) in range."""
-    items = list(dims)
+def _int64s(values: Iterable[Any], what: str) -> list[int]:
+    """``values`` as protobuf takes an int64 field: integers (not bools) in range."""
+    items = list(values)
     if any(isinstance(d, (bool, np.bool_)) for d in items):
-        raise TypeError(f"dims must be integers, not booleans: {items!r}")
+        raise TypeError(f"{what} must be integers, not booleans: {items!r}")
     try:
         out = [operator.index(d) for d in items]
     except TypeError as exc:
-        raise TypeError(f"dims must be integers: {exc}") from None
+        raise TypeError(f"{what} must be integers: {exc}") from None
     for d in out:
         if not _INT64[0] <= d <= _INT64[1]:
-            raise ValueError(f"Value out of range: {d} (dims are int64)")
+            raise ValueError(f"Value out of range: {d} ({what} are int64)")
     return out
+
+
+def _dims(dims: Iterable[Any]) -> list[int]:
+    return _int64s(dims, "dims")
 
 
 def _string_values(vals: Any) -> list[bytes]:
@@ -400,8 +404,9 @@ def make_map(name: str, key_type: int, keys: list[Any], values: SequenceProto) -
     Raises:
         TypeError: ``values`` is not a SequenceProto (onnxdata's or onnx's),
             or a key is not of the kind ``key_type`` needs.
-        ValueError: ``key_type`` cannot key a map (onnx drops the keys), or the
-            number of keys differs from the number of values (onnx writes it).
+        ValueError: ``key_type`` cannot key a map (onnx drops the keys), the
+            number of keys differs from the number of values (onnx writes it),
+            or an integer key is outside int64 (as protobuf).
     """
     map_proto = MapProto()
     map_proto.name = _name(name)
@@ -415,10 +420,7 @@ def make_map(name: str, key_type: int, keys: list[Any], values: SequenceProto) -
         map_proto.string_keys = [k.encode("utf-8") if isinstance(k, str) else bytes(k)
                                  for k in keys]  # fmt: skip
     elif code in _KEY_TYPES:
-        try:
-            map_proto.keys = [operator.index(k) for k in keys]
-        except TypeError as exc:
-            raise TypeError(f"integer map keys must be integers: {exc}") from None
+        map_proto.keys = _int64s(keys, "integer map keys")
     else:
         raise ValueError(
             f"key_type {key_type!r} cannot key a map: it must be an integer type or STRING"

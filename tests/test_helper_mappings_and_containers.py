@@ -161,6 +161,8 @@ def test_make_map_refuses_what_onnx_writes_wrong() -> None:
         helper.make_map("m", DT.INT64, [1, 2], values)  # onnx writes the bad map
     with pytest.raises(TypeError):
         helper.make_map("m", DT.INT64, ["a"], values)
+    with pytest.raises(ValueError, match="out of range"):
+        helper.make_map("m", DT.UINT64, [2**64 - 1], values)  # as protobuf: keys are int64
     with pytest.raises(TypeError):
         helper.make_map("m", DT.INT64, [1], MapProto())
 
