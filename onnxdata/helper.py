@@ -22,7 +22,10 @@ Differences from onnx (each where onnx is wrong or fails badly):
 * An unknown or UNDEFINED data type is a :class:`DataTypeError`, which is a
   TypeError and also the KeyError onnx raises.
 * STRING values keep trailing NUL bytes (onnx drops them through numpy),
+  ``str`` and non-ASCII ``bytes`` may be mixed (onnx: UnicodeDecodeError),
   and a value that is neither ``str`` nor ``bytes`` is a TypeError.
+* ``to_float8e8m0`` (so FLOAT8E8M0 from a 0-d array) works on 0-d input,
+  where onnx fails.
 * :func:`make_map` refuses a ``key_type`` that cannot key a map and keys
   whose number differs from the values' (onnx drops the keys, or writes a
   map its checker refuses).
@@ -281,11 +284,11 @@ def make_tensor(
             and the KeyError onnx raises).
         TypeError: STRING with ``raw=True``; raw ``vals`` that are neither
             bytes nor a numpy array; ``dims`` that are not integers; a
-            ``name`` that is not str (or UTF-8 bytes, as protobuf takes); STRING
-            values that are not str/bytes (as onnx, through protobuf).
+            ``name`` that is not str (or UTF-8 bytes, as protobuf takes);
+            STRING values that are not str/bytes (as onnx, through protobuf).
         ValueError: the number of values, or of raw bytes, does not match
-            ``dims`` (onnx's messages); a dim outside int64; a NaN or inf cast to a 4-/2-bit
-            integer type.
+            ``dims`` (onnx's messages); a dim outside int64 (as protobuf); a
+            NaN or inf cast to a 4-/2-bit integer type.
         OverflowError: a value out of range of a numpy integer type (as numpy).
     """
     info = _info(data_type)
