@@ -640,7 +640,7 @@ def _target(dtype: Any) -> tuple[np.dtype[Any] | None, int | None]:
         spec = SPECS.get(dtype)
         if spec is None:
             raise TypeError(f"{dtype} is not a TensorProto.DataType")
-        if spec.exact and spec.dtype.kind != "V" and spec.dtype.type.__module__ == "numpy":
+        if spec.exact and spec.dtype.type.__module__ == "numpy":
             return spec.dtype, None
         return None, dtype
     np_dtype = np.dtype(dtype)
