@@ -2,7 +2,7 @@
 
 ``onnx.helper.make_tensor`` and ``onnx.numpy_helper.saturate_cast`` convert
 values with ``ml_dtypes``; onnxdata does it here, in numpy, bit for bit as
-ml_dtypes 0.5+ does (round to nearest even from the exact value of the input,
+ml_dtypes does (0.7 tested; round to nearest even from the exact value of the input,
 float64 or narrower, never through float32), so the results are the same with
 or without ml_dtypes installed.  Each cast returns the codes (``uint8``, or
 ``uint16`` for BFLOAT16), which the caller views as the ml_dtypes dtype when
