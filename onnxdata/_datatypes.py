@@ -20,6 +20,7 @@ __all__ = [
     "DataTypeInfo",
     "element_fields",
     "info",
+    "storage_type",
 ]
 
 TYPE_CHECKING = False
@@ -46,10 +47,14 @@ class DataTypeInfo:
             type (``int32_data`` holds bit patterns of the small float types).
         key: the range of a map key of this type; None if it cannot key a map
             (STRING keys a map through ``string_keys``).
+        values: the range of a value of a sub-byte integer type (INT4: -8..7).
+        float: ``(exponent bits, mantissa bits, bias, kind)`` of the small float
+            types numpy lacks; kind is "ieee" (inf and NaN), "fn" (NaN, no
+            inf), "fnuz" (one NaN, 0x80, and no -0) or "finite" (neither).
     """
 
-    __slots__ = ("bits", "key", "name", "numpy", "packed", "per_value", "storage", "stored",
-                 "struct", "value")  # fmt: skip
+    __slots__ = ("bits", "float", "key", "name", "numpy", "packed", "per_value", "storage",
+                 "stored", "struct", "value", "values")  # fmt: skip
 
     def __init__(
         self,
@@ -63,6 +68,8 @@ class DataTypeInfo:
         key: tuple[int, int] | None = None,
         packed: int = 0,
         per_value: int = 1,
+        values: tuple[int, int] | None = None,
+        float: tuple[int, int, int, str] | None = None,
     ) -> None:
         self.value = value
         self.name = TensorProto.DataType(value).name
@@ -74,6 +81,8 @@ class DataTypeInfo:
         self.key = key
         self.packed = packed
         self.per_value = per_value
+        self.values = values
+        self.float = float
 
     def __repr__(self) -> str:
         return f"<data type {self.name} = {self.value}>"
@@ -130,22 +139,32 @@ DATA_TYPES: dict[int, DataTypeInfo] = {
                      key=_signed(64)),
         DataTypeInfo(DT.COMPLEX64, _F, 64, "complex64", per_value=2),
         DataTypeInfo(DT.COMPLEX128, _D, 128, "complex128", per_value=2),
-        DataTypeInfo(DT.BFLOAT16, _I32, 16, ("bfloat16", "uint16"), stored=_unsigned(16)),
-        DataTypeInfo(DT.FLOAT8E4M3FN, _I32, 8, ("float8_e4m3fn", "uint8"), stored=_BYTE),
-        DataTypeInfo(DT.FLOAT8E4M3FNUZ, _I32, 8, ("float8_e4m3fnuz", "uint8"), stored=_BYTE),
-        DataTypeInfo(DT.FLOAT8E5M2, _I32, 8, ("float8_e5m2", "uint8"), stored=_BYTE),
-        DataTypeInfo(DT.FLOAT8E5M2FNUZ, _I32, 8, ("float8_e5m2fnuz", "uint8"), stored=_BYTE),
+        DataTypeInfo(DT.BFLOAT16, _I32, 16, ("bfloat16", "uint16"), stored=_unsigned(16),
+                     float=(8, 7, 127, "ieee")),
+        DataTypeInfo(DT.FLOAT8E4M3FN, _I32, 8, ("float8_e4m3fn", "uint8"), stored=_BYTE,
+                     float=(4, 3, 7, "fn")),
+        DataTypeInfo(DT.FLOAT8E4M3FNUZ, _I32, 8, ("float8_e4m3fnuz", "uint8"), stored=_BYTE,
+                     float=(4, 3, 8, "fnuz")),
+        DataTypeInfo(DT.FLOAT8E5M2, _I32, 8, ("float8_e5m2", "uint8"), stored=_BYTE,
+                     float=(5, 2, 15, "ieee")),
+        DataTypeInfo(DT.FLOAT8E5M2FNUZ, _I32, 8, ("float8_e5m2fnuz", "uint8"), stored=_BYTE,
+                     float=(5, 2, 16, "fnuz")),
         # Sub-byte types: two (4-bit) or four (2-bit) elements per int32_data entry.
-        DataTypeInfo(DT.UINT4, _I32, 4, ("uint4", "uint8"), stored=_BYTE, packed=4),
-        DataTypeInfo(DT.INT4, _I32, 4, ("int4", "uint8"), stored=_BYTE, packed=4),
-        DataTypeInfo(DT.FLOAT4E2M1, _I32, 4, ("float4_e2m1fn", "uint8"), stored=_BYTE, packed=4),
+        DataTypeInfo(DT.UINT4, _I32, 4, ("uint4", "uint8"), stored=_BYTE, packed=4,
+                     values=_unsigned(4)),
+        DataTypeInfo(DT.INT4, _I32, 4, ("int4", "uint8"), stored=_BYTE, packed=4,
+                     values=_signed(4)),
+        DataTypeInfo(DT.FLOAT4E2M1, _I32, 4, ("float4_e2m1fn", "uint8"), stored=_BYTE, packed=4,
+                     float=(2, 1, 1, "finite")),
         DataTypeInfo(DT.FLOAT8E8M0, _I32, 8, ("float8_e8m0fnu", "uint8"), stored=_BYTE),
-        DataTypeInfo(DT.UINT2, _I32, 2, ("uint2", "uint8"), stored=_BYTE, packed=2),
-        DataTypeInfo(DT.INT2, _I32, 2, ("int2", "uint8"), stored=_BYTE, packed=2),
+        DataTypeInfo(DT.UINT2, _I32, 2, ("uint2", "uint8"), stored=_BYTE, packed=2,
+                     values=_unsigned(2)),
+        DataTypeInfo(DT.INT2, _I32, 2, ("int2", "uint8"), stored=_BYTE, packed=2,
+                     values=_signed(2)),
         DataTypeInfo(DT.FLOAT6E2M3, _I32, 6, ("float6_e2m3fn", "uint8"), stored=_unsigned(6),
-                     packed=6),
+                     packed=6, float=(2, 3, 1, "finite")),
         DataTypeInfo(DT.FLOAT6E3M2, _I32, 6, ("float6_e3m2fn", "uint8"), stored=_unsigned(6),
-                     packed=6),
+                     packed=6, float=(3, 2, 3, "finite")),
     )
 }  # fmt: skip
 """data_type -> its facts, for every defined type (UNDEFINED excluded)."""
@@ -158,6 +177,26 @@ ALLOWED: dict[str, frozenset[int]] = {
     for name in STORAGE_FIELDS
 }
 """Which data types each typed storage field may hold."""
+
+
+_KIND_OF_FIELD = {f.name: f.kind for f in spec_of(TensorProto).fields if f.name in STORAGE_FIELDS}
+
+STORAGE_TYPES: dict[str, int] = {
+    d.storage: d.value
+    for d in DATA_TYPES.values()
+    if d.per_value == 1 and d.name.lower() == _KIND_OF_FIELD[d.storage].replace("bytes", "string")
+}
+"""storage field -> the data type it is named after (float_data: FLOAT,
+uint64_data: UINT64, string_data: STRING...): onnx's "storage data type"."""
+
+
+def storage_type(data_type: int) -> int:
+    """The data type named by the storage field of ``data_type`` (BFLOAT16: INT32).
+
+    Raises:
+        KeyError: ``data_type`` is UNDEFINED or unknown.
+    """
+    return STORAGE_TYPES[DATA_TYPES[data_type].storage]
 
 
 def info(data_type: Any) -> DataTypeInfo | None:

@@ -19,11 +19,14 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     ) from exc
 
 import operator
+import sys
 from typing import Any
 
 import numpy.typing as npt
 
+from . import _numpy_bits, _numpy_floats
 from ._datatypes import DATA_TYPES, element_fields
+from ._foreign import as_message, foreign_name
 from ._messages import (
     MapProto,
     Message,
@@ -32,23 +35,36 @@ from ._messages import (
     SparseTensorProto,
     TensorProto,
 )
-from ._numpy_dtypes import HAVE_ML_DTYPES, np_dtype_to_tensor_dtype, tensor_dtype_to_np_dtype
+from ._numpy_dtypes import (
+    HAVE_ML_DTYPES,
+    SPECS,
+    np_dtype_to_tensor_dtype,
+    tensor_dtype_to_np_dtype,
+)
 from ._numpy_sparse import dense_to_sparse, sparse_to_array
 from ._numpy_tensor import array_to_tensor, tensor_to_array
 
 __all__ = [
     "HAVE_ML_DTYPES",
+    "MapLengthError",
+    "create_random_int",
     "from_array",
     "from_dense",
     "from_dict",
     "from_list",
     "from_optional",
     "np_dtype_to_tensor_dtype",
+    "pack_2bitx4",
+    "pack_4bitx2",
+    "pack_6bit",
+    "saturate_cast",
     "tensor_dtype_to_np_dtype",
     "to_array",
     "to_dict",
+    "to_float8e8m0",
     "to_list",
     "to_optional",
+    "tobytes_little_endian",
 ]
 
 # elem_type -> the field that holds elements of that type (the schema's tables).
@@ -78,18 +94,20 @@ def to_array(tensor: TensorProto | SparseTensorProto, base_dir: str = "") -> npt
 
     Raises:
         TypeError: ``data_type`` is UNDEFINED or unknown, or ``tensor`` is not a
-            TensorProto/SparseTensorProto.
+            TensorProto/SparseTensorProto (onnxdata's, or onnx's protobuf
+            message, taken through its bytes).
         ValueError: ``segment`` is set; the storage does not match ``dims``
             (size, a negative dim, data in two storage fields); a sparse tensor
             breaks the checker's rules; external data is refused.
         UnicodeDecodeError: a STRING element is not UTF-8 (as onnx).
         OSError: the external data file cannot be opened.
     """
-    if isinstance(tensor, TensorProto):
+    if type(tensor) is TensorProto:
         return tensor_to_array(tensor, base_dir)
-    if isinstance(tensor, SparseTensorProto):
-        return sparse_to_array(tensor, base_dir)
-    raise TypeError(f"to_array expects a TensorProto or SparseTensorProto, not {type(tensor)}")
+    message: Any = as_message(tensor, TensorProto, SparseTensorProto)
+    if isinstance(message, TensorProto):
+        return tensor_to_array(message, base_dir)
+    return sparse_to_array(message, base_dir)
 
 
 def from_array(array: npt.NDArray[Any] | np.generic, /, name: str | None = None) -> TensorProto:
@@ -164,12 +182,13 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     lists, dicts, or for OPTIONAL (where onnx fails) a value or ``None``.
 
     Raises:
-        TypeError: ``elem_type`` is unset, UNDEFINED or unknown (as onnx).
+        TypeError: ``elem_type`` is unset, UNDEFINED or unknown (as onnx), or
+            ``sequence`` is not a SequenceProto (onnxdata's or onnx's).
         ValueError: a value field other than ``elem_type``'s holds elements,
             an element is invalid (see :func:`to_array`, :func:`to_dict`), or
             messages are nested deeper than Python's recursion limit.
     """
-    s = sequence
+    s = sequence if type(sequence) is SequenceProto else as_message(sequence, SequenceProto)
     try:  # the elements of all five fields
         total = (
             len(s.tensor_values) + len(s.sparse_tensor_values) + len(s.sequence_values)
@@ -211,8 +230,8 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
 
     Without ``dtype`` the element type follows the first element (dict: MAP,
     list: SEQUENCE, else TENSOR; TENSOR for an empty list).  Beyond onnx,
-    TensorProto elements are stored as they are,
-    ``dtype=SequenceProto.SPARSE_TENSOR`` stores arrays (or SparseTensorProto
+    TensorProto elements are stored as they are (onnx's protobuf ones
+    converted), ``dtype=SequenceProto.SPARSE_TENSOR`` stores arrays (or SparseTensorProto
     objects) via :func:`from_dense`, and ``dtype=SequenceProto.OPTIONAL``
     stores each element (``None`` allowed) via :func:`from_optional`.
 
@@ -257,7 +276,7 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
             if type(e) is np.ndarray
             else e
             if isinstance(e, TensorProto)
-            else array_to_tensor(np.asarray(e))
+            else _tensor_of(e)
             for e in lst
         ]
     elif elem_type == SequenceProto.SEQUENCE:
@@ -266,7 +285,7 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
         sequence.map_values = [from_dict(e) for e in lst]
     elif elem_type == SequenceProto.SPARSE_TENSOR:
         sequence.sparse_tensor_values = [
-            e if isinstance(e, SparseTensorProto) else dense_to_sparse(np.asarray(e)) for e in lst
+            e if isinstance(e, SparseTensorProto) else _sparse_of(e) for e in lst
         ]
     elif elem_type == SequenceProto.OPTIONAL:
         sequence.optional_values = [from_optional(e) for e in lst]
@@ -276,6 +295,29 @@ def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None)
             "sequence, or map and is not supported."
         )
     return sequence
+
+
+class MapLengthError(ValueError, IndexError):
+    """A MapProto's keys and values differ in number.
+
+    A ValueError, as onnxdata raises for every invalid message; also an
+    IndexError, which is what ``onnx.numpy_helper.to_dict`` raises for it, so
+    code catching either keeps working.
+    """
+
+
+def _tensor_of(value: Any) -> TensorProto:
+    """A TENSOR element: onnx's TensorProto converted, anything else through numpy."""
+    if foreign_name(value) == "onnx.TensorProto":
+        return as_message(value, TensorProto)
+    return array_to_tensor(np.asarray(value))
+
+
+def _sparse_of(value: Any) -> SparseTensorProto:
+    """A SPARSE_TENSOR element: onnx's SparseTensorProto converted, else an array."""
+    if foreign_name(value) == "onnx.SparseTensorProto":
+        return as_message(value, SparseTensorProto)
+    return dense_to_sparse(np.asarray(value))
 
 
 def _map_label(map_proto: MapProto) -> str:
@@ -289,13 +331,16 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
     :func:`to_list` gives them.
 
     Raises:
-        ValueError: keys and values differ in number (onnx: IndexError), a key
+        TypeError: ``map_proto`` is not a MapProto (onnxdata's or onnx's).
+        MapLengthError: keys and values differ in number (a ValueError, and an
+            IndexError as onnx 1.23 raises).
+        ValueError: a key
             repeats (onnx keeps the last), ``key_type`` is not an integer type
             or STRING, the other key field holds keys too, or messages are
             nested deeper than Python's recursion limit.
         TypeError: ``values`` has an unsupported element type (as onnx).
     """
-    m = map_proto
+    m = map_proto if type(map_proto) is MapProto else as_message(map_proto, MapProto)
     key_type = m.key_type
     keys: list[Any]
     if key_type == TensorProto.STRING:
@@ -317,7 +362,7 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
         return {}
     values = to_list(m.values)
     if len(keys) != len(values):
-        raise ValueError(
+        raise MapLengthError(
             f"Length of keys and values for MapProto (map name: {m.name}) are not the "
             f"same: {len(keys)} keys, {len(values)} values."
         )
@@ -411,12 +456,13 @@ def to_optional(optional: OptionalProto) -> Any | None:
     gives the dense array (onnx fails).
 
     Raises:
-        TypeError: ``elem_type`` is unknown (as onnx).
+        TypeError: ``elem_type`` is unknown (as onnx), or ``optional`` is not an
+            OptionalProto (onnxdata's or onnx's).
         ValueError: a value field other than ``elem_type``'s is set, the
             value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`),
             or messages are nested deeper than Python's recursion limit.
     """
-    o = optional
+    o = optional if type(optional) is OptionalProto else as_message(optional, OptionalProto)
     elem_type = o.elem_type
     value: Any
     convert: Any
@@ -455,7 +501,7 @@ def from_optional(
 
     Without ``dtype`` the type follows ``opt`` (dict: MAP, list: SEQUENCE,
     None: UNDEFINED, else TENSOR).  Beyond onnx: a TensorProto is stored as it
-    is, another TENSOR value that is not a numpy array goes through
+    is (onnx's protobuf one converted), another TENSOR value that is not a numpy array goes through
     ``numpy.asarray`` (onnx raises AttributeError),
     ``dtype=SPARSE_TENSOR`` stores an array via :func:`from_dense`, and
     ``dtype=OPTIONAL`` nests :func:`from_optional`.
@@ -486,16 +532,17 @@ def from_optional(
     if elem_type == OptionalProto.TENSOR:
         if isinstance(opt, TensorProto):
             optional.tensor_value = opt
+        elif isinstance(opt, (np.ndarray, np.generic)):
+            optional.tensor_value = array_to_tensor(opt)
         else:
-            is_numpy = isinstance(opt, (np.ndarray, np.generic))
-            optional.tensor_value = array_to_tensor(opt if is_numpy else np.asarray(opt))
+            optional.tensor_value = _tensor_of(opt)
     elif elem_type == OptionalProto.SEQUENCE:
         optional.sequence_value = from_list(opt)
     elif elem_type == OptionalProto.MAP:
         optional.map_value = from_dict(opt)
     elif elem_type == OptionalProto.SPARSE_TENSOR:
         is_sparse = isinstance(opt, SparseTensorProto)
-        optional.sparse_tensor_value = opt if is_sparse else dense_to_sparse(np.asarray(opt))
+        optional.sparse_tensor_value = opt if is_sparse else _sparse_of(opt)
     elif elem_type == OptionalProto.OPTIONAL:
         optional.optional_value = from_optional(opt)
     else:
@@ -503,3 +550,190 @@ def from_optional(
             "The element type in the input is not a tensor, sequence, or map and is not supported."
         )
     return optional
+
+
+# --------------------------------------------------------------------------
+# bytes, packing and casts
+
+
+def tobytes_little_endian(array: npt.NDArray[Any] | np.generic) -> bytes:
+    """The bytes of ``array`` in little-endian order (row-major), whatever its byte order.
+
+    Raises:
+        TypeError: ``array`` is not a numpy array or scalar.
+    """
+    if isinstance(array, np.generic):
+        array = np.asarray(array)
+    elif not isinstance(array, np.ndarray):
+        raise TypeError(f"tobytes_little_endian expects a numpy array, not {type(array).__name__}")
+    order = array.dtype.byteorder
+    if order == ">" or (sys.byteorder == "big" and order == "="):
+        array = array.astype(array.dtype.newbyteorder("<"))
+    return array.tobytes()
+
+
+def _packed(array: Any, bits: int) -> npt.NDArray[np.uint8]:
+    if not isinstance(array, (np.ndarray, np.generic)):
+        raise TypeError(f"expected a numpy array of 1-byte elements, not {type(array).__name__}")
+    array = np.asarray(array)
+    if array.dtype.itemsize != 1:
+        raise ValueError(
+            f"expected an array of 1-byte elements (codes), got {array.dtype}; "
+            "cast it first (for example with saturate_cast or astype(numpy.uint8))"
+        )
+    return np.frombuffer(bytearray(_numpy_bits.pack(array, bits)), dtype=np.uint8)
+
+
+def pack_4bitx2(array: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """The 1-D ``uint8`` array of ``array``'s elements packed two per byte.
+
+    The layout of raw_data for INT4, UINT4 and FLOAT4E2M1: the low nibble of
+    each element's byte, the first element in the low half; an odd count
+    leaves the last high nibble zero.  onnx calls it ``_pack_4bitx2``.
+
+    Raises:
+        TypeError: ``array`` is not a numpy array.
+        ValueError: its elements are not 1 byte wide (onnx packs the bytes
+            of wider elements as if each were an element).
+    """
+    return _packed(array, 4)
+
+
+def pack_2bitx4(array: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """The 1-D ``uint8`` array of ``array``'s elements packed four per byte.
+
+    The layout of raw_data for INT2 and UINT2: the low 2 bits of each
+    element's byte, the first element in the lowest bits.  onnx calls it
+    ``_pack_2bitx4``.
+
+    Raises:
+        TypeError: ``array`` is not a numpy array.
+        ValueError: its elements are not 1 byte wide.
+    """
+    return _packed(array, 2)
+
+
+def pack_6bit(array: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
+    """The 1-D ``uint8`` array of ``array``'s 6-bit codes packed four per three bytes.
+
+    The layout of raw_data for FLOAT6E2M3 and FLOAT6E3M2 (a little-endian
+    bit stream, trimmed to ``ceil(6 * n / 8)`` bytes).  onnx calls it
+    ``_pack_6bit``.
+
+    Raises:
+        TypeError: ``array`` is not a numpy array.
+        ValueError: its elements are not 1 byte wide.
+    """
+    return _packed(array, 6)
+
+
+_pack_4bitx2 = pack_4bitx2
+_pack_2bitx4 = pack_2bitx4
+_pack_6bit = pack_6bit
+
+_NATIVE_INTS = frozenset(np.dtype(c) for c in "bBhHiIlLqQ")
+
+
+def _target(dtype: Any) -> tuple[np.dtype[Any] | None, int | None]:
+    """(numpy dtype, or None) and (the data type numpy lacks, or None) of ``dtype``."""
+    if isinstance(dtype, int) and not isinstance(dtype, bool):
+        spec = SPECS.get(dtype)
+        if spec is None:
+            raise TypeError(f"{dtype} is not a TensorProto.DataType")
+        if spec.exact and spec.dtype.type.__module__ == "numpy":
+            return spec.dtype, None
+        return None, dtype
+    np_dtype = np.dtype(dtype)
+    for code, spec in SPECS.items():
+        if spec.exact and spec.dtype == np_dtype and spec.dtype.type.__module__ != "numpy":
+            return None, code
+    return np_dtype, None
+
+
+def _as_data_type(codes: npt.NDArray[Any], data_type: int) -> npt.NDArray[Any]:
+    return codes.view(SPECS[data_type].dtype)
+
+
+def saturate_cast(x: Any, dtype: Any) -> npt.NDArray[Any]:
+    """``x`` cast to ``dtype``, values beyond its range clamped to its ends.
+
+    As ``onnx.numpy_helper.saturate_cast``: integer targets round ``x`` (half
+    to even) then clip; float targets clip (inf becomes the largest finite
+    value, NaN stays NaN where the type has one) then round to nearest even.
+    ``dtype`` is a numpy or ml_dtypes dtype, or (beyond onnx) a
+    ``TensorProto`` data type, which works without ml_dtypes: the types
+    numpy lacks then come back as their unsigned codes, as ``to_array``
+    returns them.  The casts to those types do not use ml_dtypes but give
+    its results bit for bit.
+
+    Raises:
+        TypeError: ``dtype`` is not a numeric type (or an unknown data type),
+            or ``x`` is complex.
+    """
+    target, data_type = _target(dtype)
+    if data_type is not None:
+        if data_type in _numpy_floats.FORMATS:
+            codes = _numpy_floats.float_codes(x, data_type, saturate=True)
+        elif data_type in _numpy_floats.INT_RANGES:
+            low, high = _numpy_floats.INT_RANGES[data_type]
+            codes = _numpy_floats.int_codes(np.clip(np.round(np.asarray(x)), low, high), data_type)
+        elif data_type == TensorProto.FLOAT8E8M0:
+            codes = _numpy_floats.float8e8m0_cast_codes(x)
+        else:
+            raise TypeError(f"saturate_cast cannot cast to {SPECS[data_type].name}")
+        return _as_data_type(codes, data_type)
+    assert target is not None
+    if target in _NATIVE_INTS:
+        limits: Any = np.iinfo(target)
+        x = np.round(x)
+    elif target.kind == "f":
+        limits = np.finfo(target)
+    else:
+        raise TypeError(f"saturate_cast casts to numeric types, not {target}")
+    return np.asarray(np.clip(x, limits.min, limits.max).astype(target))
+
+
+def to_float8e8m0(x: Any, saturate: bool = True, round_mode: str = "up") -> npt.NDArray[Any]:
+    """``x`` as FLOAT8E8M0 (powers of two), as ``onnx.numpy_helper.to_float8e8m0``.
+
+    ``x`` is first cast to float32.  The result keeps each value's float32
+    exponent, whatever its sign, raised by one when ``round_mode`` says so:
+    ``"up"`` (any nonzero mantissa), ``"nearest"`` (onnx's rule), ``"down"``
+    (never); with ``saturate`` the largest code 0xFE is never rounded up to
+    0xFF, which is NaN (as are NaN and inf).  The result's dtype is
+    ``ml_dtypes.float8_e8m0fnu``, or ``uint8`` codes without ml_dtypes; unlike
+    onnx, a 0-d ``x`` works.
+
+    Raises:
+        ValueError: ``round_mode`` is not "up", "down" or "nearest" (onnx's
+            message).
+        TypeError: ``x`` cannot be cast to float32.
+    """
+    codes = _numpy_floats.float8e8m0_codes(x, saturate=saturate, round_mode=round_mode)
+    return _as_data_type(codes, TensorProto.FLOAT8E8M0)
+
+
+_RANDOM_INTS = frozenset(np.dtype(c) for c in ("uint8", "uint16", "uint32", "uint64",
+                                               "int8", "int16", "int32", "int64"))  # fmt: skip
+
+
+def create_random_int(input_shape: tuple[int, ...], dtype: Any, seed: int = 1) -> npt.NDArray[Any]:
+    """Random integers of ``dtype``, as ``onnx.numpy_helper.create_random_int``.
+
+    Seeds numpy's global generator with ``seed`` (as onnx does, so the values
+    are the same) and draws from the type's range cut to int32's.
+
+    Raises:
+        TypeError: ``dtype`` is not an 8- to 64-bit integer type (onnx's message).
+    """
+    try:
+        known = np.dtype(dtype) in _RANDOM_INTS
+    except TypeError:
+        known = False
+    if not known:
+        raise TypeError(f"{dtype} is not supported by create_random_int.")
+    np.random.seed(seed)
+    info = np.iinfo(dtype)
+    end = min(int(info.max), int(np.iinfo(np.int32).max))
+    start = max(int(info.min), int(np.iinfo(np.int32).min))
+    return np.random.randint(start, end, size=input_shape).astype(dtype)

@@ -306,8 +306,9 @@ def test_map_keys_and_values_differ_in_length() -> None:
     oracle, decoded = both(_map(T.INT64, keys=[1, 2], n_values=1))
     with pytest.raises(IndexError):
         onh.to_dict(oracle)
-    with pytest.raises(ValueError, match="2 keys, 1 values"):
+    with pytest.raises(ValueError, match="2 keys, 1 values") as info:
         nh.to_dict(decoded)
+    assert isinstance(info.value, IndexError)  # onnx's class too: except IndexError still works
     with pytest.raises(ValueError, match="no values"):
         nh.to_dict(_map(T.INT64, keys=[1], n_values=-1))
 
@@ -404,3 +405,21 @@ def test_ml_dtypes_values() -> None:
     t = nh.from_array(np.array([-1, 7, -8], dtype=ml_dtypes.int4))
     assert t.raw_data == b"\x7f\x08"
     assert nh.to_array(t).tolist() == [-1, 7, -8]
+
+
+# --------------------------------------------------------------------------
+# casts and packing
+
+
+def test_to_float8e8m0_of_a_scalar() -> None:
+    with pytest.raises(TypeError):
+        onh.to_float8e8m0(np.array(3.0, dtype=np.float32))
+    assert nh.to_float8e8m0(np.array(3.0, dtype=np.float32)).view(np.uint8) == 129
+
+
+def test_packing_elements_wider_than_a_byte() -> None:
+    values = np.array([1, 2, 3, 4], dtype=np.int16)
+    # onnx packs each byte as an element: 4 values take 4 bytes (8 nibbles), not 2
+    assert onh._pack_4bitx2(values).tobytes() == bytes([0x01, 0x02, 0x03, 0x04])
+    with pytest.raises(ValueError, match="1-byte elements"):
+        nh._pack_4bitx2(values)
