@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ._files import load, save
     from ._stream import SequenceWriter, iter_sequence
+    from ._tensor_io import load_tensor, load_tensor_from_string, save_tensor
 
 __version__ = "0.1.0"
 
@@ -41,6 +42,9 @@ _LAZY = {
     "save": "._files",
     "SequenceWriter": "._stream",
     "iter_sequence": "._stream",
+    "load_tensor": "._tensor_io",
+    "load_tensor_from_string": "._tensor_io",
+    "save_tensor": "._tensor_io",
 }
 
 
@@ -78,5 +82,8 @@ __all__ = [
     "check",
     "iter_sequence",
     "load",
+    "load_tensor",
+    "load_tensor_from_string",
     "save",
+    "save_tensor",
 ]
