@@ -91,6 +91,24 @@ def _message(proto: Any) -> Message:
     return as_message(proto, *MESSAGE_TYPES)
 
 
+class _Nowhere:
+    """A file that drops what is written: :func:`_encodable` needs no bytes."""
+
+    def write(self, data: Any) -> int:
+        return len(data)
+
+
+def _encodable(message: Message) -> Message:
+    """``message``, after checking that protobuf could hold it: a text format of a
+    value the wire format refuses (a ``str`` in ``dims``) would not read back.
+
+    Raises:
+        TypeError, ValueError, OverflowError: as ``encode()``.
+    """
+    message.encode_to(_Nowhere())
+    return message
+
+
 def _fill(target: Any, source: Message) -> Any:
     """Make ``target`` (an empty-or-not message of ``source``'s type, onnxdata's or
     protobuf's) hold exactly what ``source`` holds, in place, and return it."""
@@ -172,10 +190,13 @@ class _TextProtoSerializer:
         """The text format of ``proto``, in UTF-8.
 
         Raises:
-            TypeError: ``proto`` is not a data message.
+            TypeError: ``proto`` is not a data message, or holds a value of
+                the wrong type.
+            ValueError: a value is out of range.
         """
+        message = _encodable(_message(proto))
         text_format = _format_module("text_format")
-        text: str = text_format.MessageToString(_message(proto))
+        text: str = text_format.MessageToString(message)
         return text.encode(_ENCODING)
 
     def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
@@ -187,9 +208,10 @@ class _TextProtoSerializer:
             UnicodeDecodeError: the bytes are not UTF-8.
             text_format.ParseError: the text is not a valid message.
         """
-        text_format = _format_module("text_format")
+        text = _text(serialized)
         cls = _class_of(proto)
-        return _fill(proto, text_format.Parse(_text(serialized), cls()))
+        text_format = _format_module("text_format")
+        return _fill(proto, text_format.Parse(text, cls()))
 
 
 class _JsonSerializer:
@@ -202,10 +224,13 @@ class _JsonSerializer:
         """The JSON of ``proto``, in UTF-8, as onnx writes it.
 
         Raises:
-            TypeError: ``proto`` is not a data message.
+            TypeError: ``proto`` is not a data message, or holds a value of
+                the wrong type.
+            ValueError: a value is out of range.
         """
+        message = _encodable(_message(proto))
         json_format = _format_module("json_format")
-        text: str = json_format.MessageToJson(_message(proto), preserving_proto_field_name=True)
+        text: str = json_format.MessageToJson(message, preserving_proto_field_name=True)
         return text.encode(_ENCODING)
 
     def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
@@ -217,9 +242,10 @@ class _JsonSerializer:
             UnicodeDecodeError: the bytes are not UTF-8.
             json_format.ParseError: the JSON is not a valid message.
         """
-        json_format = _format_module("json_format")
+        text = _text(serialized)
         cls = _class_of(proto)
-        return _fill(proto, json_format.Parse(_text(serialized), cls()))
+        json_format = _format_module("json_format")
+        return _fill(proto, json_format.Parse(text, cls()))
 
 
 registry = _Registry()
