@@ -564,7 +564,7 @@ def _tensor(walk: _Walk, msg: Any, t: dict[str, Any], bad: _Bad) -> None:
     external = location == TensorProto.EXTERNAL
     raw = t["raw_data"]
     used = [name for name in STORAGE_FIELDS if len(t[name])]
-    if raw is not None:
+    if raw is not None and len(raw):  # an empty raw_data holds no values, as onnx reads it
         used.append("raw_data")
     if external:
         _external_entries(walk, t, used, bad)
@@ -599,6 +599,8 @@ def _tensor(walk: _Walk, msg: Any, t: dict[str, Any], bad: _Bad) -> None:
         want = info.raw_size(n)
         if len(raw) != want:
             bad("raw_data", f"{len(raw)} bytes, but dims {list(dims)} of {info.name} need {want}")
+        elif info.packed == 6 and n * 6 % 8 and raw[-1] >> (n * 6 % 8):
+            bad("raw_data", f"the padding bits after the last {info.name} value are not zero")
         return
     want = info.stored_count(n)
     have = len(t[name])
