@@ -11,11 +11,13 @@ from typing import Any
 import onnx
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from message_strategies import scaled, tensors
 from oracle import assert_same, to_oracle
 
 import onnxdata
 from onnxdata import DecodeError, SequenceProto, TensorProto, serialization
+from onnxdata import strategies as valid
 from onnxdata.checker import ValidationError
 
 FORMATS = ["protobuf", "textproto", "json"]
@@ -87,6 +89,16 @@ def test_save_tensor_takes_onnx_messages() -> None:
     out = io.BytesIO()
     onnxdata.save_tensor(to_oracle(t), out)
     assert out.getvalue() == t.encode()
+
+
+def test_check_and_save_take_onnx_messages(tmp_path: pathlib.Path) -> None:
+    seq = SequenceProto(name="s", elem_type=1, tensor_values=[sample()])
+    onnxdata.save(to_oracle(seq), tmp_path / "s.pb")
+    assert (tmp_path / "s.pb").read_bytes() == seq.encode()
+    broken = TensorProto(data_type=1, dims=[2], float_data=[1.0])
+    assert onnxdata.check(to_oracle(broken)) == onnxdata.check(broken) != []
+    with pytest.raises(TypeError, match="onnxdata message"):
+        onnxdata.check(42)  # type: ignore[arg-type]
 
 
 def test_save_tensor_refuses_other_messages_and_values(tmp_path: pathlib.Path) -> None:
@@ -166,6 +178,16 @@ def test_text_formats_write_what_onnx_writes_and_read_it_back(fmt: str) -> None:
     assert serialization.registry.get(fmt).serialize_proto(t) == expected
     assert onnxdata.load_tensor_from_string(expected, format=fmt) == t  # type: ignore[arg-type]
     assert onnxdata.load_tensor_from_string(expected.decode(), format=fmt) == t  # type: ignore[arg-type]
+
+
+@settings(max_examples=scaled(0.3))
+@given(st.sampled_from(["textproto", "json"]), valid.tensors())
+def test_text_formats_match_onnx_on_generated_tensors(fmt: str, t: TensorProto) -> None:
+    expected = onnx_bytes(t, fmt)
+    assert serialization.registry.get(fmt).serialize_proto(t) == expected
+    theirs = onnx.load_tensor_from_string(expected, format=fmt)  # type: ignore[arg-type]
+    ours = onnxdata.load_tensor_from_string(expected, format=fmt)  # type: ignore[arg-type]
+    assert ours.encode() == theirs.SerializeToString()
 
 
 @pytest.mark.parametrize("fmt", ["textproto", "json"])
