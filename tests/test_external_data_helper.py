@@ -23,11 +23,21 @@ from onnxdata import (
     SparseTensorProto,
     StringStringEntryProto,
     TensorProto,
+    _external,
 )
 from onnxdata import external_data_helper as ours
 from onnxdata.checker import ValidationError
 
 E = StringStringEntryProto
+
+
+@pytest.fixture(autouse=True, params=["dir_fd", "by_path"])
+def opener(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs with both ways of opening files: by descriptor, and by path."""
+    if request.param == "dir_fd" and not _external.USE_DIR_FD:
+        pytest.skip("no dir_fd support here")
+    monkeypatch.setattr(_external, "USE_DIR_FD", request.param == "dir_fd")
+    return str(request.param)
 
 
 def tensor(name: str = "w", raw: bytes = b"\x01\x02\x03\x04", **kw: Any) -> TensorProto:
