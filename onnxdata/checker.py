@@ -158,7 +158,13 @@ def _required(root: Message) -> Iterator[Violation]:
                     "is not allowed",
                 )
         elif isinstance(msg, SparseTensorProto):
-            dims = list(msg.dims or ())
+            dims = (
+                msg.dims
+                if isinstance(msg.dims, (list, tuple)) or hasattr(msg.dims, "typecode")
+                else None
+            )
+            if dims is None:
+                continue  # dims of the wrong type: check() reports it
             name = msg.values.name if isinstance(msg.values, TensorProto) else None
             if not dims:
                 yield Violation(f"{path}.dims", f"Sparse tensor ({name or ''}) must have a "

@@ -3,6 +3,7 @@ sparse tensors, except where onnx is wrong or looser (each such case is named he
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any
 
@@ -25,6 +26,7 @@ from onnxdata import (
     checker,
 )
 from onnxdata import strategies as valid
+from onnxdata._schema import spec_of
 from onnxdata.checker import ValidationError
 
 DT = TensorProto.DataType
@@ -270,3 +272,30 @@ def test_the_wrong_message_is_a_type_error() -> None:
         checker.check_tensor(SparseTensorProto())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="SparseTensorProto"):
         checker.check_sparse_tensor(onnx.TensorProto())  # type: ignore[arg-type]
+
+
+CHECKS = {
+    TensorProto: checker.check_tensor,
+    SparseTensorProto: checker.check_sparse_tensor,
+    SequenceProto: checker.check_sequence,
+    MapProto: checker.check_map,
+    OptionalProto: checker.check_optional,
+}
+WRONG = [object(), "text", "\ud800", b"b", 1.5, True, -1, 2**64, [None], [[1]], ["a"], {"a": 1},
+         5, TensorProto(), SequenceProto(), None, []]  # fmt: skip
+
+
+@pytest.mark.parametrize("cls", list(CHECKS), ids=lambda c: c.__name__)
+def test_a_wrong_value_in_any_field_is_a_validation_error_never_a_crash(cls: type) -> None:
+    for f in spec_of(cls).fields:
+        for value in WRONG:
+            message = cls()
+            setattr(message, f.name, value)
+            try:
+                message.encode()
+            except (TypeError, ValueError, OverflowError):
+                with pytest.raises(ValidationError):  # what cannot be encoded is never valid
+                    CHECKS[cls](message)
+                continue
+            with contextlib.suppress(ValidationError):
+                CHECKS[cls](message)
