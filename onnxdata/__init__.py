@@ -48,12 +48,28 @@ _LAZY = {
 }
 
 
+# The modules that stand in for onnx's of the same names, imported on first use,
+# so that ``onnxdata.checker.check_tensor`` works after ``import onnxdata`` as
+# ``onnx.checker.check_tensor`` does after ``import onnx``.
+_SUBMODULES = frozenset(
+    {"checker", "external_data_helper", "helper", "json_format", "numpy_helper",
+     "serialization", "text_format"}
+)  # fmt: skip
+
+
 def __getattr__(name: str) -> Any:
+    from importlib import import_module
+
+    if name in _SUBMODULES:
+        try:
+            return import_module(f".{name}", __name__)  # sets the attribute itself
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise  # a dependency (numpy) is missing: say which
+            raise AttributeError(f"module 'onnxdata' has no attribute {name!r}") from None
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'onnxdata' has no attribute {name!r}")
-    from importlib import import_module
-
     value = getattr(import_module(module, __name__), name)
     globals()[name] = value
     return value

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
+import subprocess
+import sys
 from typing import Any
 
 import onnx
@@ -299,3 +302,17 @@ def test_a_wrong_value_in_any_field_is_a_validation_error_never_a_crash(cls: typ
                 continue
             with contextlib.suppress(ValidationError):
                 CHECKS[cls](message)
+
+
+def test_the_onnx_modules_are_attributes_after_import_onnxdata_alone() -> None:
+    code = (
+        "import onnxdata, sys\n"
+        "assert 'onnxdata.checker' not in sys.modules\n"
+        "onnxdata.checker.check_tensor(onnxdata.TensorProto(data_type=1, dims=[0]))\n"
+        "assert onnxdata.serialization.registry.get('protobuf')\n"
+        "assert onnxdata.external_data_helper.uses_external_data(onnxdata.TensorProto()) is False\n"
+        "try:\n    onnxdata.no_such_module\nexcept AttributeError:\n    pass\n"
+        "else:\n    raise AssertionError\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
