@@ -95,6 +95,8 @@ def uses_external_data(tensor: TensorProto) -> bool:
     Raises:
         TypeError: ``tensor`` is not a TensorProto (onnxdata's or onnx's).
     """
+    if foreign_name(tensor) == "onnx.TensorProto":  # one field: no need to copy the data
+        return bool(tensor.data_location == TensorProto.EXTERNAL)
     return _uses(as_message(tensor, TensorProto))
 
 

@@ -132,6 +132,8 @@ def test_uses_external_data_is_the_data_location() -> None:
     assert not ours.uses_external_data(TensorProto())
     assert not ours.uses_external_data(TensorProto(data_location=TensorProto.DEFAULT))
     assert ours.uses_external_data(TensorProto(data_location=TensorProto.EXTERNAL))
+    assert not ours.uses_external_data(onnx.TensorProto(data_location=0))
+    assert ours.uses_external_data(onnx.TensorProto(data_location=1))
     with pytest.raises(TypeError, match="TensorProto"):
         ours.uses_external_data(SequenceProto())  # type: ignore[arg-type]
 
