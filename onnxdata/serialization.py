@@ -121,15 +121,22 @@ def _fill(target: Any, source: Message) -> Any:
     return target
 
 
+_BY_FULL_NAME = {"onnx." + spec_of(cls).name: cls for cls in MESSAGE_TYPES}
+
+
 def _class_of(proto: Any) -> type[Message]:
-    """The onnxdata class for the message ``proto`` (onnxdata's or protobuf's)."""
-    return type(_message(proto)) if foreign_name(proto) is not None else _checked_class(proto)
+    """The onnxdata class for the message ``proto`` (onnxdata's or protobuf's).
 
-
-def _checked_class(proto: Any) -> type[Message]:
-    if not isinstance(proto, Message):
+    Raises:
+        TypeError: ``proto`` is not a data message.
+    """
+    if isinstance(proto, Message):
+        return type(proto)
+    found = _BY_FULL_NAME.get(foreign_name(proto) or "")
+    if found is None:
         _message(proto)  # raises the TypeError that names what was expected
-    return type(proto)
+    assert found is not None
+    return found
 
 
 def _format_module(name: str) -> Any:

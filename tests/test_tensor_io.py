@@ -219,6 +219,10 @@ def test_deserialize_proto_fills_the_message_given_in_place() -> None:
     theirs = onnx.TensorProto(name="old")
     assert protobuf.deserialize_proto(data, theirs) is theirs
     assert theirs.SerializeToString() == data
+    with pytest.raises(TypeError, match="ModelProto"):
+        protobuf.deserialize_proto(data, onnx.ModelProto())
+    with pytest.raises(TypeError):
+        protobuf.deserialize_proto(data, TensorProto)
 
 
 def test_serialize_proto_gives_the_bytes_of_every_data_message() -> None:
