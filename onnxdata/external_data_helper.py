@@ -26,7 +26,8 @@ Every function also takes onnx's protobuf messages; the ones that change a
 tensor change the protobuf message itself (through its bytes).  What differs
 from onnx is listed in docs/compat.md: the size threshold counts the data's
 bytes (onnx counts ``sys.getsizeof``, 33 bytes more); a tensor name that is
-``.`` or ``..`` is not used as a file name; ``remove_external_data_field``
+``.`` or ``..`` is not used as a file name; Windows drive and UNC locations
+are refused on every system; ``remove_external_data_field``
 removes every entry with the key (onnx skips one of two adjacent ones); a
 failed write is cut off, leaving the file as it was.
 """
