@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ._files import load, save
     from ._stream import SequenceWriter, iter_sequence
+    from ._tensor_io import load_tensor, load_tensor_from_string, save_tensor
 
 __version__ = "0.1.0"
 
@@ -41,15 +42,34 @@ _LAZY = {
     "save": "._files",
     "SequenceWriter": "._stream",
     "iter_sequence": "._stream",
+    "load_tensor": "._tensor_io",
+    "load_tensor_from_string": "._tensor_io",
+    "save_tensor": "._tensor_io",
 }
 
 
+# The modules that stand in for onnx's of the same names, imported on first use,
+# so that ``onnxdata.checker.check_tensor`` works after ``import onnxdata`` as
+# ``onnx.checker.check_tensor`` does after ``import onnx``.
+_SUBMODULES = frozenset(
+    {"checker", "external_data_helper", "helper", "json_format", "numpy_helper",
+     "serialization", "text_format"}
+)  # fmt: skip
+
+
 def __getattr__(name: str) -> Any:
+    from importlib import import_module
+
+    if name in _SUBMODULES:
+        try:
+            return import_module(f".{name}", __name__)  # sets the attribute itself
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise  # a dependency (numpy) is missing: say which
+            raise AttributeError(f"module 'onnxdata' has no attribute {name!r}") from None
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'onnxdata' has no attribute {name!r}")
-    from importlib import import_module
-
     value = getattr(import_module(module, __name__), name)
     globals()[name] = value
     return value
@@ -78,5 +98,8 @@ __all__ = [
     "check",
     "iter_sequence",
     "load",
+    "load_tensor",
+    "load_tensor_from_string",
     "save",
+    "save_tensor",
 ]

@@ -25,7 +25,9 @@ from array import array
 from operator import attrgetter
 
 from ._datatypes import ALLOWED, DATA_TYPES, ELEMENT_MESSAGES, STORAGE_FIELDS, element_fields
-from ._messages import SequenceProto, TensorProto
+from ._external import split_location
+from ._foreign import as_message, describe, foreign_name
+from ._messages import MESSAGE_TYPES, SequenceProto, TensorProto
 from ._schema import (
     BYTES,
     DOUBLE,
@@ -106,15 +108,19 @@ def check(message: Message) -> list[Violation]:
     levels or a message that contains itself.  A message shared by several
     fields is checked once, at the path where the walk meets it first.
 
+    An onnx protobuf message of a data type is checked through its bytes
+    (as an onnxdata copy of it).
+
     Raises:
-        TypeError: ``message`` is not an onnxdata message.
+        TypeError: ``message`` is not a data message (onnxdata's or onnx's).
     """
     try:
         spec = spec_of(type(message))
     except TypeError:
-        raise TypeError(
-            f"check() takes an onnxdata message, not {type(message).__name__}"
-        ) from None
+        if foreign_name(message) is None:
+            raise TypeError(f"check() takes an onnxdata message, not {describe(message)}") from None
+        message = as_message(message, *MESSAGE_TYPES)
+        spec = spec_of(type(message))
     return _Walk().run(message, spec)
 
 
@@ -564,16 +570,12 @@ def _tensor(walk: _Walk, msg: Any, t: dict[str, Any], bad: _Bad) -> None:
     if location is not None and location not in (TensorProto.DEFAULT, TensorProto.EXTERNAL):
         bad("data_location", f"{location} is neither DEFAULT (0) nor EXTERNAL (1)")
     external = location == TensorProto.EXTERNAL
-    if external and not any(
-        e is not None and e["key"] == "location" and e["value"]
-        for e in map(walk.values, t["external_data"])
-    ):
-        bad("external_data", "data_location is EXTERNAL but no non-empty 'location' entry")
-
     raw = t["raw_data"]
     used = [name for name in STORAGE_FIELDS if len(t[name])]
-    if raw is not None:
+    if raw is not None and len(raw):  # an empty raw_data holds no values, as onnx reads it
         used.append("raw_data")
+    if external:
+        _external_entries(walk, t, used, bad)
     for name in used:
         if name == "raw_data":
             if dt in (DT.STRING, DT.UNDEFINED):
@@ -605,11 +607,33 @@ def _tensor(walk: _Walk, msg: Any, t: dict[str, Any], bad: _Bad) -> None:
         want = info.raw_size(n)
         if len(raw) != want:
             bad("raw_data", f"{len(raw)} bytes, but dims {list(dims)} of {info.name} need {want}")
+        elif info.packed == 6 and n * 6 % 8 and raw[-1] >> (n * 6 % 8):
+            bad("raw_data", f"the padding bits after the last {info.name} value are not zero")
         return
     want = info.stored_count(n)
     have = len(t[name])
     if have != want:
         bad(name, f"{have} values, but dims {list(dims)} of {info.name} need {want}")
+
+
+def _external_entries(walk: _Walk, t: dict[str, Any], used: list[str], bad: _Bad) -> None:
+    """An EXTERNAL tensor names a safe relative location, and holds no values itself."""
+    locations = [
+        (i, e["value"])
+        for i, e in enumerate(map(walk.values, t["external_data"]))
+        if e is not None and e["key"] == "location"
+    ]
+    if not any(value for _, value in locations):
+        bad("external_data", "data_location is EXTERNAL but no non-empty 'location' entry")
+    for i, value in locations:
+        if value:
+            try:
+                split_location(value, t["name"] or "")
+            except ValueError as err:
+                bad(f"external_data[{i}].value", str(err))
+    if used:
+        bad(used[0], f"data_location is EXTERNAL, so the values must not be in the message too: "
+                     f"{', '.join(used)}")  # fmt: skip
 
 
 def _index_values(t: dict[str, Any]) -> list[int] | None:

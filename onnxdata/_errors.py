@@ -8,6 +8,10 @@ the byte offset and the field path, so a user looking at a damaged file learns
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable
+
 
 class DecodeError(ValueError):
     """The bytes are not a valid encoding of the message asked for.
@@ -83,3 +87,20 @@ class EncodeValueError(EncodeError, ValueError):
 
 class EncodeOverflowError(EncodeError, OverflowError):
     """A number too large for the field's type (an int too large for a float)."""
+
+
+class ValidationError(ValueError):
+    """A message breaks an ONNX rule the checker enforces, or an external-data
+    location is refused (absolute, outside the base directory, a symbolic link).
+
+    onnx's ``onnx.checker.ValidationError`` is raised in the same places; this
+    one is also a ``ValueError``, so code that catches either keeps working.
+
+    Attributes:
+        violations: the broken rules, when the error comes from a check
+            (empty otherwise).
+    """
+
+    def __init__(self, message: str, violations: Iterable[object] = ()) -> None:
+        super().__init__(message)
+        self.violations = list(violations)

@@ -1,4 +1,4 @@
-"""Reading a tensor's external data, with onnx's path-traversal protections.
+"""Reading and writing a tensor's external data, with onnx's path-traversal protections.
 
 A TensorProto with ``data_location = EXTERNAL`` names a file by the
 ``location``/``offset``/``length`` entries of ``external_data``.  The file is
@@ -21,7 +21,14 @@ onnx.  On systems with ``dir_fd`` support (Linux, macOS) the path is opened
 one component at a time below an open ``base_dir`` descriptor with
 ``O_NOFOLLOW``, which leaves no window for swapping in a symlink; elsewhere
 the same checks run on paths, and the opened file is compared by identity
-with the one checked.  Only the standard library is used.
+with the one checked.
+
+Writing (:func:`write_external_data`) follows the same rules for the path,
+creates the file if needed, and only appends: the data goes at the end of the
+file, after an alignment gap of at most :data:`MAX_PADDING` zero bytes.
+Refusals of a path are :class:`ValidationError` (a ``ValueError``), as onnx
+raises ``onnx.checker.ValidationError`` there.  Only the standard library is
+used.
 """
 
 from __future__ import annotations
@@ -34,15 +41,24 @@ import stat
 import sys
 import warnings
 
+from ._errors import ValidationError
 from ._messages import TensorProto
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
 ALLOWED_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
+MAX_PADDING = 64 * 1024
+"""The largest gap written before a tensor's data to honour its ``offset``: an
+alignment gap is under one alignment boundary, as in onnx."""
 _INTEGER = re.compile(r"[+-]?[0-9]+\Z")
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)
+_WRITE_FLAGS = os.O_RDWR | os.O_CREAT
 USE_DIR_FD = (
     os.open in os.supports_dir_fd
     and os.stat in os.supports_dir_fd
@@ -62,12 +78,17 @@ def uses_external_data(tensor: TensorProto) -> bool:
 class ExternalDataInfo:
     """The parsed ``external_data`` entries of one tensor.
 
+    ``location`` ("" when absent), ``offset`` and ``length`` (``int`` or
+    None), ``checksum`` (None when absent) and ``basepath`` ("" when absent),
+    as onnx's ``ExternalDataInfo`` has them.  Other keys are ignored with one
+    warning and never become attributes.  The location is judged when the
+    file is opened (:func:`split_location`), not here.
+
     Raises (from the constructor):
-        ValueError: ``location`` is missing, empty or not a safe relative
-            path, or ``offset``/``length`` is not a non-negative integer.
+        ValueError: ``offset``/``length`` is not a non-negative integer.
     """
 
-    __slots__ = ("checksum", "length", "location", "offset", "parts")
+    __slots__ = ("basepath", "checksum", "length", "location", "name", "offset")
 
     def __init__(self, tensor: TensorProto) -> None:
         name = tensor.name or ""
@@ -88,11 +109,26 @@ class ExternalDataInfo:
                 + f" for tensor {name!r}. Allowed keys: {sorted(ALLOWED_KEYS)}",
                 stacklevel=_caller_outside_package(),
             )
+        self.name = name
         self.location = values.get("location", "")
         self.checksum = values.get("checksum")
+        self.basepath = values.get("basepath", "")
         self.offset = _non_negative(values.get("offset"), "offset", name)
         self.length = _non_negative(values.get("length"), "length", name)
-        self.parts = split_location(self.location, name)
+
+    @property
+    def parts(self) -> list[str]:
+        """The components of ``location`` (see :func:`split_location`).
+
+        Raises:
+            ValidationError: the location is not a safe relative path.
+        """
+        return split_location(self.location, self.name)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in
+                          ("location", "offset", "length", "checksum", "basepath"))  # fmt: skip
+        return f"ExternalDataInfo({shown})"
 
 
 def _caller_outside_package() -> int:
@@ -130,21 +166,21 @@ def split_location(location: str, name: str = "") -> list[str]:
     """The components of a safe relative ``location``, without ``.`` and empty ones.
 
     Raises:
-        ValueError: the location is empty, absolute, a drive or UNC path,
-            holds a NUL, has a ``..`` component, or names no file.
+        ValidationError: (a ``ValueError``) the location is empty, absolute, a
+            drive or UNC path, holds a NUL, has a ``..`` component, or names no file.
     """
     if not location:
-        raise ValueError(f"Location of external tensor {name!r} should not be empty")
+        raise ValidationError(f"Location of external tensor {name!r} should not be empty")
     if "\0" in location:
-        raise ValueError(f"Location of external tensor {name!r} contains a NUL character")
+        raise ValidationError(f"Location of external tensor {name!r} contains a NUL character")
     drive, rest = ntpath.splitdrive(location)
     if drive or location.startswith(("/", "\\")) or rest.startswith(("/", "\\")):
-        raise ValueError(
+        raise ValidationError(
             f"Location of external tensor {name!r} should be a relative path, "
             f"but it is an absolute or drive path: {location!r}"
         )
     if ".." in re.split(r"[/\\]", location):
-        raise ValueError(
+        raise ValidationError(
             f"Location of external tensor {name!r} must stay inside the base directory, "
             f"but {location!r} has a '..' component"
         )
@@ -153,7 +189,7 @@ def split_location(location: str, name: str = "") -> list[str]:
     separators = r"[/\\]" if os.sep == "\\" else "/"
     parts = [p for p in re.split(separators, location) if p not in ("", ".")]
     if not parts:
-        raise ValueError(f"Location of external tensor {name!r} names no file: {location!r}")
+        raise ValidationError(f"Location of external tensor {name!r} names no file: {location!r}")
     return parts
 
 
@@ -170,47 +206,112 @@ def read_external_data(tensor: TensorProto, base_dir: str) -> bytearray:
     info = ExternalDataInfo(tensor)
     name = tensor.name or ""
     base = base_dir or "."
-    fd = _open_dir_fd(base, info.parts, name) if USE_DIR_FD else _open_by_path(base, info, name)
+    fd = _open(base, info.parts, name, write=False)
     try:
         return _read_range(fd, info, name)
     finally:
         os.close(fd)
 
 
+def _open(base: str, parts: list[str], name: str, write: bool) -> int:
+    # USE_DIR_FD is read at each call, so that tests can take either path.
+    return (_open_dir_fd if USE_DIR_FD else _open_by_path)(base, parts, name, write)
+
+
+def write_external_data(tensor: TensorProto, base_dir: str, data: Any) -> tuple[int, int]:
+    """Write ``data`` (the tensor's values) at the end of the tensor's external file.
+
+    The file is named by the tensor's ``location`` below ``base_dir``, with the
+    reader's rules (a safe relative path; no symbolic link on the way; a
+    regular file with one link); it is created if it does not exist.  The data
+    goes at the current end of the file or, if the tensor has an ``offset``,
+    there, after a gap of zeros of at most :data:`MAX_PADDING` bytes: an
+    offset before the end would overwrite data already in the file.  A write
+    that fails is cut off again, so the file is left as it was.
+
+    Returns:
+        ``(offset, length)`` of the data written.
+
+    Raises:
+        ValidationError: (a ``ValueError``) a refused location or file, or an
+            offset before the end of the file or too far past it.
+        ValueError: ``offset``/``length`` entries that are not integers.
+        OSError: the file cannot be created, opened or written (a directory
+            on its path does not exist: ``FileNotFoundError``).
+    """
+    info = ExternalDataInfo(tensor)
+    name = tensor.name or ""
+    view = memoryview(data).cast("B")
+    fd = _open(base_dir or ".", info.parts, name, write=True)
+    try:
+        size = os.fstat(fd).st_size
+        offset = size if info.offset is None else info.offset
+        if not 0 <= offset - size <= MAX_PADDING:
+            raise ValidationError(
+                f"External data offset ({offset}) for tensor {name!r} must be between "
+                f"the current file size ({size}) and {size + MAX_PADDING}."
+            )
+        os.lseek(fd, size, os.SEEK_SET)
+        try:
+            _write_all(fd, memoryview(bytes(offset - size)))
+            _write_all(fd, view)
+        except BaseException:
+            os.ftruncate(fd, size)  # the file as it was
+            raise
+    finally:
+        os.close(fd)
+    return offset, len(view)
+
+
+def _write_all(fd: int, view: memoryview) -> None:
+    done = 0
+    while done < len(view):  # write() may take less than given (2 GiB cap on Linux)
+        done += os.write(fd, view[done : done + (1 << 30)])
+
+
 def _refuse_link(st: os.stat_result, shown: str, name: str) -> None:
     reparse = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0)
     if stat.S_ISLNK(st.st_mode) or (getattr(st, "st_file_attributes", 0) & reparse):
-        raise ValueError(f"External data of tensor {name!r}: {shown!r} is a symbolic link")
+        raise ValidationError(f"External data of tensor {name!r}: {shown!r} is a symbolic link")
 
 
 def _check_file(st: os.stat_result, shown: str, name: str) -> None:
     if not stat.S_ISREG(st.st_mode):
-        raise ValueError(f"External data of tensor {name!r}: {shown!r} is not a regular file")
+        raise ValidationError(f"External data of tensor {name!r}: {shown!r} is not a regular file")
     if st.st_nlink > 1:
-        raise ValueError(
+        raise ValidationError(
             f"External data of tensor {name!r}: {shown!r} has {st.st_nlink} hard links "
             "(refused: a hard link can expose a file from outside the base directory)"
         )
 
 
-def _open_dir_fd(base: str, parts: list[str], name: str) -> int:
-    """Walk ``parts`` below ``base`` by descriptor, refusing symlinks on the way."""
+def _open_dir_fd(base: str, parts: list[str], name: str, write: bool = False) -> int:
+    """Walk ``parts`` below ``base`` by descriptor, refusing symlinks on the way.
+
+    With ``write`` the file is opened for reading and writing and created if
+    it does not exist (the directories on its path must exist).
+    """
     fd = os.open(base, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     try:
         for i, part in enumerate(parts):
             shown = "/".join(parts[: i + 1])
-            _refuse_link(os.stat(part, dir_fd=fd, follow_symlinks=False), shown, name)
             last = i == len(parts) - 1
-            flags = os.O_RDONLY | _O_NOFOLLOW | _O_CLOEXEC
+            try:
+                _refuse_link(os.stat(part, dir_fd=fd, follow_symlinks=False), shown, name)
+            except FileNotFoundError:
+                if not (write and last):
+                    raise
+            flags = (_WRITE_FLAGS if write else os.O_RDONLY) if last else os.O_RDONLY
+            flags |= _O_NOFOLLOW | _O_CLOEXEC
             flags |= (_O_NONBLOCK | _O_BINARY) if last else _O_DIRECTORY
             try:
-                child = os.open(part, flags, dir_fd=fd)
+                child = os.open(part, flags, 0o666, dir_fd=fd)  # the umask applies
             except OSError as exc:
                 if exc.errno in _LINK_ERRNOS:  # swapped for a link since the stat
-                    raise ValueError(
+                    raise ValidationError(
                         f"External data of tensor {name!r}: {shown!r} is a symbolic link"
                     ) from exc
-                raise  # pragma: no cover - e.g. EACCES, which root (the CI user) never gets
+                raise  # e.g. a missing directory, or EACCES
             os.close(fd)
             fd = child
         _check_file(os.fstat(fd), "/".join(parts), name)
@@ -220,23 +321,39 @@ def _open_dir_fd(base: str, parts: list[str], name: str) -> int:
     return fd
 
 
-def _open_by_path(base: str, info: ExternalDataInfo, name: str) -> int:
+def _open_by_path(base: str, parts: list[str], name: str, write: bool = False) -> int:
     """The same checks by path, for systems without ``dir_fd`` (Windows)."""
     real_base = os.path.realpath(base)
     path = real_base
-    for i, part in enumerate(info.parts):
+    for i, part in enumerate(parts):
         path = os.path.join(path, part)
-        _refuse_link(os.lstat(path), "/".join(info.parts[: i + 1]), name)
+        try:
+            _refuse_link(os.lstat(path), "/".join(parts[: i + 1]), name)
+        except FileNotFoundError:
+            if not (write and i == len(parts) - 1):
+                raise
     if os.path.commonpath([real_base, os.path.realpath(path)]) != real_base:
-        raise ValueError(f"External data of tensor {name!r} resolves outside {base!r}")
-    shown = "/".join(info.parts)
-    before = os.lstat(path)
-    _check_file(before, shown, name)
-    fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_BINARY | _O_CLOEXEC)
+        raise ValidationError(f"External data of tensor {name!r} resolves outside {base!r}")
+    shown = "/".join(parts)
+    try:
+        before: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        if not write:
+            raise
+        before = None
+    if before is not None:
+        _check_file(before, shown, name)
+    flags = (_WRITE_FLAGS if write else os.O_RDONLY) | _O_NOFOLLOW | _O_NONBLOCK
+    fd = os.open(path, flags | _O_BINARY | _O_CLOEXEC, 0o666)
     try:
         after = os.fstat(fd)
-        if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino):
-            raise ValueError(f"External data of tensor {name!r}: {shown!r} changed while opened")
+        now = os.lstat(path)
+        if (after.st_dev, after.st_ino) != (now.st_dev, now.st_ino) or (
+            before is not None and (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino)
+        ):
+            raise ValidationError(
+                f"External data of tensor {name!r}: {shown!r} changed while opened"
+            )
         _check_file(after, shown, name)
     except BaseException:
         os.close(fd)

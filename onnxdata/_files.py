@@ -28,7 +28,9 @@ from ._atomic import AtomicFile
 from ._datatypes import DATA_TYPES
 from ._decode import as_byte_view, as_read_only_view, decode_part, too_large
 from ._errors import DecodeError
+from ._foreign import as_message
 from ._messages import (
+    MESSAGE_TYPES,
     MapProto,
     Message,
     OptionalProto,
@@ -267,11 +269,16 @@ def save(message: Message, path: Any, *, max_size: int | None = None) -> int:
     written.  An existing file's permission bits are kept.  Saving over a
     file that ``load`` mapped is safe: the mapping keeps the old contents.
 
+    ``message`` may be an onnx protobuf message of a data type too: it is
+    written through its bytes.
+
     Raises:
         TypeError, ValueError, OverflowError: as ``encode()`` (nothing is
-            written then); ``max_size`` as ``encode_to``.
+            written then); ``max_size`` as ``encode_to``.  TypeError also
+            when ``message`` is not a data message.
         OSError: the file cannot be written, synced or renamed.
     """
+    message = as_message(message, *MESSAGE_TYPES)
     target = AtomicFile(path)
     try:
         size = encode_to(message, target.file, max_size)

@@ -93,7 +93,11 @@ def tensors(
         if dt == DT.BOOL:
             t.raw_data = bytes(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
         else:
-            t.raw_data = draw(st.binary(min_size=size, max_size=size))
+            raw = draw(st.binary(min_size=size, max_size=size))
+            spare = size * 8 - n * info.bits  # padding bits after the last value: zero
+            if spare and raw:
+                raw = raw[:-1] + bytes([raw[-1] & (0xFF >> spare)])
+            t.raw_data = raw
         return t
     kind = _TENSOR_FIELDS[info.storage].kind
     values: st.SearchStrategy[Any]

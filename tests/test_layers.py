@@ -28,6 +28,7 @@ LAYERS: list[set[str]] = [
     {"_check", "_json", "_show", "_raw", "strategies", "_numpy_bits", "_numpy_floats",
      "_numpy_dtypes", "_numpy_tensor", "_numpy_sparse", "numpy_helper", "cli",
      "text_format", "json_format", "helper", "checker", "fuzz", "_corpus", "_mutate",
+     "serialization", "external_data_helper", "_tensor_io",
      "__init__", "__main__"},
 ]  # fmt: skip
 
