@@ -22,7 +22,7 @@ PACKAGE = Path(onnxdata.__file__).parent
 
 LAYERS: list[set[str]] = [
     {"_errors", "_wire"},
-    {"_schema", "_messages", "_datatypes", "_foreign"},
+    {"_repeated", "_schema", "_messages", "_datatypes", "_foreign"},
     {"_varints", "_lanes", "_npvarints", "_gcpause", "_decode", "_encode"},
     {"_atomic", "_stream", "_files", "_external"},
     {"_check", "_json", "_show", "_raw", "strategies", "_numpy_bits", "_numpy_floats",
