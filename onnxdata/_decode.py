@@ -328,6 +328,32 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: i
     return pos
 
 
+def _view_strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: int) -> int:
+    """:func:`_strings` for ``copy=False``: an entry of 128 bytes or more is a
+    view of the input, a shorter one a copy.
+
+    A ``memoryview`` object costs 184 bytes, more than a copy of anything
+    shorter than 128 bytes: a flood of tiny entries would cost many times
+    protobuf's memory as views, and a view of a short entry saves nothing.
+    """
+    while True:
+        at = pos
+        n = buf[pos] if pos < end else 0x80
+        if n < 0x80:
+            pos += 1 + n
+            append(bytes(buf[at + 1 : pos]))
+        else:
+            n, pos = read_length(buf, pos, end)
+            append(buf[pos : pos + n] if n >= 0x80 else bytes(buf[pos : pos + n]))
+            pos += n
+        if pos >= end or buf[pos] != tag:
+            break
+        pos += 1
+    if pos > end:  # the last entry runs past the end: read_length says how
+        read_length(buf, at, end)
+    return pos
+
+
 def _varint_run(buf: Buf, start: int, pos: int, end: int, out: list[int], tag: int) -> int:
     """Read a run of unpacked varints of one field (``tag``, one byte) from ``start``,
     the first tag's offset; its value starts at ``pos``.
@@ -553,6 +579,7 @@ def _generate(
         "decode_into_array": decode_into_array,
         "decode_into_list": decode_into_list,
         "strings": _strings,
+        "view_strings": _view_strings,
         "varint_run": _varint_run,
         "FIELDS": spec.by_number,
     }
@@ -699,6 +726,8 @@ def _field_blocks(
                     f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{name} = {own}\npos += n",
                 )
             ]
+        if not copy:  # entries shorter than 128 bytes are copies (see _view_strings)
+            own = "piece if n >= 128 else bytes(piece)"
         if not one_byte:
             return [
                 (
@@ -709,7 +738,10 @@ def _field_blocks(
             ]
         if not copy:
             return [
-                (f"tag == {native}", f"pos = strings(buf, pos, end, {held}.append, {native})")
+                (
+                    f"tag == {native}",
+                    f"pos = view_strings(buf, pos, end, {held}.append, {native})",
+                )
             ]
         # A slice of bytes is already its own copy; a slice of a view is copied.
         return [

@@ -71,9 +71,11 @@ class Message:
         """Decode ``data`` (bytes, bytearray, memoryview, mmap, any buffer) into a new message.
 
         With ``copy=False`` nothing large is copied: ``raw_data``, the entries
-        of ``string_data`` and ``string_keys``, ``float_data`` and
-        ``double_data`` become read-only ``memoryview`` slices of ``data``
-        (float/double cast to ``'f'``/``'d'``; copies on big-endian hosts).
+        of ``string_data`` and ``string_keys`` of 128 bytes or more (shorter
+        ones are ``bytes``: a view would cost more than the copy),
+        ``float_data`` and ``double_data`` become read-only ``memoryview``
+        slices of ``data`` (float/double cast to ``'f'``/``'d'``; copies on
+        big-endian hosts).
         The message then keeps ``data`` alive, and sees any later change to
         it; see docs/bigdata.md for the lifetime rule.
 
