@@ -36,8 +36,8 @@ def test_copy_false_makes_views_of_the_bulk_fields() -> None:
     data = t.encode()
     v = TensorProto.decode(data, copy=False)
     assert type(v.raw_data) is memoryview and v.raw_data.obj is data
-    for s, given in zip(v.string_data, t.string_data, strict=True):
-        if len(given) >= 128:
+    for s, entry in zip(v.string_data, t.string_data, strict=True):
+        if len(entry) >= 128:
             assert type(s) is memoryview and s.obj is data
         else:  # a view of a short entry would cost more than its copy
             assert type(s) is bytes

@@ -24,7 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 RUN_BY_ITS_OWN_TEST = {"vendoring.md": ROOT / "tests" / "test_vendoring.py"}
 # Documents whose examples must not silently disappear, and how many they have at least.
-MIN_BLOCKS = {"README.md": 1, "compat.md": 1, "fuzzing.md": 1, "guide.md": 5, "numpy.md": 3, "bigdata.md": 5}
+MIN_BLOCKS = {
+    "README.md": 1,
+    "compat.md": 1,
+    "fuzzing.md": 1,
+    "guide.md": 5,
+    "numpy.md": 3,
+    "bigdata.md": 5,
+}
 
 
 def blocks(path: Path) -> list[str]:
