@@ -417,6 +417,8 @@ def _unknown_problem(spec: MessageSpec, data: bytes | bytearray | memoryview) ->
 
 
 def _type(value: Any) -> str:
+    if foreign_name(value) is not None:
+        return describe(value)  # onnx's message: say so, its class name is the same
     return type(value).__qualname__
 
 

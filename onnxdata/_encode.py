@@ -35,6 +35,7 @@ from ._errors import (
     EncodeTypeError,
     EncodeValueError,
 )
+from ._foreign import describe, foreign_name
 from ._messages import Message
 from ._schema import MESSAGE, MessageSpec, is_boolean_type, spec_of
 from ._varints import check_int, encode_packed, encode_unpacked, tagged
@@ -323,7 +324,10 @@ def check_sub(msg: Any, cls: type[Message], depth: int) -> None:
         EncodeValueError: no nesting level is left.
     """
     if not isinstance(msg, cls):
-        raise EncodeTypeError(f"expected {cls.__qualname__}, got {type(msg).__qualname__}")
+        hint = ""
+        if foreign_name(msg) is not None:  # onnx's message inside an onnxdata one
+            hint = f": convert it with {cls.__qualname__}.FromString(value.SerializeToString())"
+        raise EncodeTypeError(f"expected {cls.__qualname__}, got {describe(msg)}{hint}")
     if depth <= 0:
         raise EncodeValueError(
             f"nesting deeper than {MAX_DEPTH} messages (a message that contains itself?): "

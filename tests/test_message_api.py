@@ -373,3 +373,11 @@ def test_segment_and_entry_messages_have_the_api_too() -> None:
     e = StringStringEntryProto()
     e.MergeFromString(StringStringEntryProto(key="k").encode())
     assert e.key == "k"
+
+
+def test_onnxs_message_inside_an_onnxdata_one_is_named_with_the_way_to_convert_it() -> None:
+    o = onnx.helper.make_tensor("x", onnx.TensorProto.FLOAT, [1], [1.0])
+    with pytest.raises(TypeError, match=r"a protobuf onnx\.TensorProto: convert it with"):
+        SequenceProto(tensor_values=[o]).encode()
+    fixed = SequenceProto(tensor_values=[TensorProto.FromString(o.SerializeToString())])
+    assert fixed.encode() == onnx.SequenceProto(tensor_values=[o]).SerializeToString()
