@@ -34,6 +34,7 @@ import io
 import math
 import re
 import struct
+import warnings
 from fractions import Fraction
 
 from ._foreign import as_message
@@ -177,9 +178,13 @@ def _unescape(text: str) -> bytes:
             return f"{match.group(1)}x0{match.group(2)}"
         return match.group(0)
 
+    if "\\" not in text:
+        return text.encode("utf-8")
     text = _HEX_ONE_DIGIT.sub(pad, text)
     text = text.encode("raw_unicode_escape").decode("raw_unicode_escape")
-    return text.encode("utf-8").decode("unicode_escape").encode("latin-1")
+    with warnings.catch_warnings():  # "\q" and "\777": Python warns, protobuf reads on
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return text.encode("utf-8").decode("unicode_escape").encode("latin-1")
 
 
 def _to_f32(value: float) -> float:
@@ -245,9 +250,7 @@ def _upb_double(value: float) -> str:
 
 
 def _c_g(value: float, digits: int) -> str:
-    """C's ``printf("%.*g")``: Python's ``%g``, with C's sign on a NaN."""
-    if math.isnan(value):
-        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
+    """C's ``printf("%.*g")`` as upb prints: Python's ``%g``, a NaN of either sign ``nan``."""
     return f"{value:.{digits}g}"
 
 
