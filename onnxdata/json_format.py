@@ -80,6 +80,7 @@ _INT_RANGES = {
     UINT64: (0, (1 << 64) - 1),
 }
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_EXTENSION_NAME = re.compile(r"\[[a-zA-Z0-9\._]*\]$")
 _UNPAIRED_SURROGATE = re.compile(
     "[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]"
 )
@@ -438,8 +439,11 @@ class _Parser:
         for name in keys:
             f = None
             try:
-                f = names.get(name)
+                f = names.get(name) if isinstance(name, str) else None
                 if f is None:
+                    _check_name(name)
+                    if _EXTENSION_NAME.match(name):
+                        raise ParseError(f"Message type {full} does not have extensions at {path}")
                     if self.ignore_unknown:
                         continue
                     known = [g.json_name for g in spec.fields]
@@ -502,6 +506,18 @@ class _Parser:
         except EnumStringValueParseError:
             if not self.ignore_unknown:
                 raise
+
+
+def _check_name(name: Any) -> None:
+    """Refuse a name protobuf cannot even look up (it looks names up as UTF-8 text).
+
+    Raises:
+        TypeError: ``name`` is not a str.
+        ValueError: ``name`` holds a lone surrogate.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"bad argument type for built-in operation: {type(name).__name__}")
+    name.encode("utf-8")
 
 
 def _clear(message: Any, f: FieldSpec) -> Any:
@@ -593,6 +609,8 @@ def _enum_in(f: FieldSpec, value: Any) -> int:
     enum = f.enum
     assert enum is not None
     full = _PACKAGE + enum.__qualname__
+    if isinstance(value, str):
+        value.encode("utf-8")  # protobuf looks names up as UTF-8: a lone surrogate fails
     member = enum.__members__.get(value) if isinstance(value, str) else None
     if member is not None:
         return int(member)
