@@ -1272,11 +1272,14 @@ def _consume_int(tokenizer: Tokenizer, kind: str) -> int:
 
 
 def _container(message: Any, f: FieldSpec) -> Any:
-    """The repeated field's container, made if it was set to ``None``."""
+    """The repeated field's container, made if it was set to ``None`` or is read-only."""
     values = getattr(message, f.name)
-    if values is None:
-        values = f.container()
-        setattr(message, f.name, values)
+    if values is None or not hasattr(values, "append"):
+        # None, or a read-only view of a message decoded with copy=False: copy it out
+        made = f.container()
+        made.extend(values or ())
+        setattr(message, f.name, made)
+        return made
     return values
 
 

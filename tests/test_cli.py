@@ -14,7 +14,7 @@ import sys
 import message_strategies as ms
 import onnx
 import pytest
-from google.protobuf import json_format
+from google.protobuf import json_format, text_format
 from hypothesis import HealthCheck, given, settings
 
 import onnxdata
@@ -69,6 +69,24 @@ def test_json_matches_message_to_json(
     assert status == 0, err
     oracle = ORACLE[cls].FromString(path.read_bytes())
     assert json.loads(out) == json.loads(json_format.MessageToJson(oracle))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_show_text_matches_message_to_string(
+    path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cls = detected(path)
+    status, out, err = run(capsys, "show", "--format", "text", str(path))
+    assert status == 0, err
+    assert out == text_format.MessageToString(ORACLE[cls].FromString(path.read_bytes()))
+
+
+def test_show_text_names_each_of_several_files(capsys: pytest.CaptureFixture[str]) -> None:
+    paths = [str(p) for p in SAMPLES[:2]]
+    status, out, err = run(capsys, "show", "--format", "text", *paths)
+    assert status == 0, err
+    assert out.startswith(f"# {paths[0]}\n") and f"\n# {paths[1]}\n" in out
+    assert [line for line in out.splitlines() if line.startswith("# ")] == [f"# {p}" for p in paths]
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])

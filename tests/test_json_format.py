@@ -372,3 +372,11 @@ def test_errors_are_value_errors_of_this_module() -> None:
     for cls in (json_format.ParseError, json_format.SerializeToJsonError):
         assert issubclass(cls, json_format.Error) and issubclass(cls, ValueError)
     assert issubclass(json_format.EnumStringValueParseError, json_format.ParseError)
+
+
+def test_messages_decoded_without_copies_write_and_take_fields_alike() -> None:
+    t = onnxdata.TensorProto(dims=[2], float_data=[1.5, 2.5], string_data=[b"a"], raw_data=b"\0")
+    view = onnxdata.TensorProto.decode(t.encode(), copy=False)
+    assert json_format.MessageToJson(view) == json_format.MessageToJson(t)
+    text = '{"floatData": [1], "stringData": ["Yg=="], "rawData": "AAE="}'
+    assert json_format.Parse(text, view).encode() == json_format.Parse(text, t).encode()

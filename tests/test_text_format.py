@@ -447,3 +447,15 @@ def test_module_helpers_agree_with_protobufs() -> None:
         except ValueError as err:
             got = str(err)
         assert got == expected
+
+
+def test_messages_decoded_without_copies_print_and_take_fields_alike() -> None:
+    t = onnxdata.TensorProto(
+        dims=[2], float_data=[1.5, 2.5], string_data=[b"a\xff"], raw_data=b"\x00", name="n"
+    )
+    view = onnxdata.TensorProto.decode(t.encode(), copy=False)
+    assert text_format.MessageToString(view) == text_format.MessageToString(t)
+    assert text_format.message_str(view) == text_format.message_str(t)
+    text_format.Merge("float_data: 3.5 string_data: 'b' raw_data: 'r'", view)
+    text_format.Merge("float_data: 3.5 string_data: 'b' raw_data: 'r'", t)
+    assert view.encode() == t.encode()
