@@ -214,9 +214,9 @@ def _strtof(text: str) -> float:
         return single
     # Rounding to double first may land exactly between two float32s; decide exactly.
     below, above = sorted((single, _neighbour(single, near)))
-    middle = (Fraction(below) + Fraction(above)) / 2
-    if Fraction(near) != middle:
+    if near * 2 != below + above:  # both sides exact in double arithmetic
         return single
+    middle = (Fraction(below) + Fraction(above)) / 2
     exact = Fraction(text)
     if exact != middle:
         return below if exact < middle else above

@@ -459,3 +459,23 @@ def test_messages_decoded_without_copies_print_and_take_fields_alike() -> None:
     text_format.Merge("float_data: 3.5 string_data: 'b' raw_data: 'r'", view)
     text_format.Merge("float_data: 3.5 string_data: 'b' raw_data: 'r'", t)
     assert view.encode() == t.encode()
+
+
+@settings(max_examples=ms.scaled(0.4))
+@given(
+    st.lists(st.integers(0, 2**32 - 1), max_size=40),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=10),
+)
+def test_float_and_double_values_print_as_protobuf_prints_them(
+    bits: list[int], doubles: list[float]
+) -> None:
+    from array import array
+
+    floats = array("f", array("I", bits).tobytes())
+    t = onnxdata.TensorProto(float_data=floats, double_data=doubles)
+    o = oracle_of(t)
+    assert text_format.message_str(t) == str(o)
+    assert text_format.MessageToString(t) == pb.MessageToString(o)
+    assert text_format.Parse(pb.MessageToString(o), onnxdata.TensorProto()).encode() == (
+        pb.Parse(pb.MessageToString(o), onnx.TensorProto()).SerializeToString()
+    )
