@@ -231,18 +231,22 @@ def _mutate(obj: Any, rng: random.Random, fields: list[str]) -> Any:
         elif action < 0.6:
             obj[key + "x"] = obj.pop(key)
         elif action < 0.8:
-            obj[rng.choice(fields)] = rng.choice(_ODD_VALUES)
+            obj[rng.choice(fields)] = _odd(rng)
         else:
-            obj[key] = rng.choice(_ODD_VALUES)
+            obj[key] = _odd(rng)
         return obj
     if isinstance(obj, list) and obj and rng.random() < 0.7:
         i = rng.randrange(len(obj))
         obj[i] = _mutate(obj[i], rng, fields)
         return obj
     if isinstance(obj, dict) and rng.random() < 0.5:
-        obj[rng.choice(fields)] = rng.choice(_ODD_VALUES)
+        obj[rng.choice(fields)] = _odd(rng)
         return obj
-    return copy.deepcopy(rng.choice(_ODD_VALUES))
+    return _odd(rng)
+
+
+def _odd(rng: random.Random) -> Any:
+    return copy.deepcopy(rng.choice(_ODD_VALUES))  # a fresh copy: mutations must not leak
 
 
 _FIELD_NAMES = sorted(
