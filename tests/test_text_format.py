@@ -479,3 +479,12 @@ def test_float_and_double_values_print_as_protobuf_prints_them(
     assert text_format.Parse(pb.MessageToString(o), onnxdata.TensorProto()).encode() == (
         pb.Parse(pb.MessageToString(o), onnx.TensorProto()).SerializeToString()
     )
+
+
+def test_message_to_bytes_encodes_utf8_by_default() -> None:
+    # protobuf encodes ASCII unless as_utf8 is passed, and fails on this very message.
+    t = onnxdata.TensorProto(name="é")
+    assert text_format.MessageToBytes(t) == 'name: "é"\n'.encode()
+    assert text_format.MessageToBytes(t, as_utf8=False) == b'name: "\\303\\251"\n'
+    with pytest.raises(UnicodeEncodeError):
+        pb.MessageToBytes(oracle_of(t))
