@@ -35,7 +35,6 @@ import math
 import re
 import struct
 import warnings
-from fractions import Fraction
 
 from ._foreign import as_message
 from ._messages import MESSAGE_TYPES, Message
@@ -216,6 +215,8 @@ def _strtof(text: str) -> float:
     below, above = sorted((single, _neighbour(single, near)))
     if near * 2 != below + above:  # both sides exact in double arithmetic
         return single
+    from fractions import Fraction  # rare: only for a decimal exactly between two float32s
+
     middle = (Fraction(below) + Fraction(above)) / 2
     exact = Fraction(text)
     if exact != middle:

@@ -104,7 +104,7 @@ def test_samples_print_and_read_back_as_protobuf_does(path: pathlib.Path) -> Non
     assert text_format.MessageToString(m, as_one_line=True, as_utf8=False) == pb.MessageToString(
         o, as_one_line=True, as_utf8=False
     )
-    assert text_format.message_str(m) == str(o)
+    assert text_format.message_str(m) == text_format.message_str(o) == str(o)
     assert text_format.Parse(text, type(m)()).encode() == path.read_bytes()
 
 
