@@ -384,3 +384,16 @@ def test_messages_decoded_without_copies_write_and_take_fields_alike() -> None:
     assert json_format.MessageToJson(view) == json_format.MessageToJson(t)
     text = '{"floatData": [1], "stringData": ["Yg=="], "rawData": "AAE="}'
     assert json_format.Parse(text, view).encode() == json_format.Parse(text, t).encode()
+
+
+@pytest.mark.slow
+def test_the_onnx_backend_test_data_writes_and_reads_back_as_protobuf_does() -> None:
+    from oracle import corpus_files
+
+    for cls, path in corpus_files():
+        data = path.read_bytes()
+        o = ORACLE[cls].FromString(data)
+        text = pb.MessageToJson(o)
+        assert json_format.MessageToJson(cls.decode(data)) == text, path
+        expected = pb.Parse(text, ORACLE[cls]()).SerializeToString()
+        assert json_format.Parse(text, cls()).encode() == expected, path

@@ -488,3 +488,18 @@ def test_message_to_bytes_encodes_utf8_by_default() -> None:
     assert text_format.MessageToBytes(t, as_utf8=False) == b'name: "\\303\\251"\n'
     with pytest.raises(UnicodeEncodeError):
         pb.MessageToBytes(oracle_of(t))
+
+
+@pytest.mark.slow
+def test_the_onnx_backend_test_data_prints_and_reads_back_as_protobuf_does() -> None:
+    from oracle import corpus_files
+
+    files = corpus_files()
+    for cls, path in files:
+        data = path.read_bytes()
+        o = ORACLE[cls].FromString(data)
+        m = cls.decode(data)
+        text = pb.MessageToString(o)
+        assert text_format.MessageToString(m) == text, path
+        assert text_format.message_str(m) == str(o), path
+        assert text_format.Parse(text, cls()).encode() == data, path
