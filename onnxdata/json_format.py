@@ -53,6 +53,7 @@ from ._schema import (
     STRING,
     UINT64,
     MessageSpec,
+    is_boolean,
     spec_of,
 )
 from ._wire import MAX_DEPTH
@@ -241,7 +242,7 @@ class _Printer:
 
 
 def _integer(f: FieldSpec, value: Any) -> int:
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    if is_boolean(value) or not hasattr(value, "__index__"):
         raise TypeError(f"{f.name} holds {value!r}, not an integer")
     number = int(value)
     lo, hi = _INT_RANGES.get(f.kind, _INT_RANGES[INT32])

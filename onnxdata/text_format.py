@@ -49,6 +49,7 @@ from ._schema import (
     STRING,
     UINT64,
     MessageSpec,
+    is_boolean,
     spec_of,
 )
 
@@ -552,7 +553,7 @@ def _count(value: Any, name: str) -> int:
 
 
 def _checked_int(f: FieldSpec, value: Any) -> int:
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
+    if is_boolean(value) or not hasattr(value, "__index__"):
         raise TypeError(f"{f.name} holds {value!r}, not an integer")
     number = int(value)
     lo, hi = _INT_RANGES[f.kind]

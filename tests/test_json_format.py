@@ -397,3 +397,16 @@ def test_the_onnx_backend_test_data_writes_and_reads_back_as_protobuf_does() -> 
         assert json_format.MessageToJson(cls.decode(data)) == text, path
         expected = pb.Parse(text, ORACLE[cls]()).SerializeToString()
         assert json_format.Parse(text, cls()).encode() == expected, path
+
+
+def test_numpy_values_are_written_as_the_numbers_they_hold() -> None:
+    np = pytest.importorskip("numpy")
+    t = onnxdata.TensorProto(
+        dims=np.array([2, 3]),
+        float_data=np.array([1.5, 0.1], dtype=np.float32),
+        data_type=np.int32(1),
+    )
+    plain = onnxdata.TensorProto(dims=[2, 3], float_data=[1.5, 0.1], data_type=1)
+    assert json_format.MessageToJson(t) == json_format.MessageToJson(plain)
+    with pytest.raises(TypeError, match="not an integer"):
+        json_format.MessageToJson(onnxdata.TensorProto(dims=[np.bool_(True)]))

@@ -503,3 +503,17 @@ def test_the_onnx_backend_test_data_prints_and_reads_back_as_protobuf_does() -> 
         assert text_format.MessageToString(m) == text, path
         assert text_format.message_str(m) == str(o), path
         assert text_format.Parse(text, cls()).encode() == data, path
+
+
+def test_numpy_values_print_as_the_numbers_they_hold() -> None:
+    np = pytest.importorskip("numpy")
+    t = onnxdata.TensorProto(
+        dims=np.array([2, 3]),
+        float_data=np.array([1.5, 0.1], dtype=np.float32),
+        data_type=np.int32(1),
+    )
+    plain = onnxdata.TensorProto(dims=[2, 3], float_data=[1.5, 0.1], data_type=1)
+    assert text_format.MessageToString(t) == text_format.MessageToString(plain)
+    assert text_format.message_str(t) == text_format.message_str(plain)
+    with pytest.raises(TypeError, match="not an integer"):
+        text_format.MessageToString(onnxdata.TensorProto(dims=[np.bool_(True)]))
