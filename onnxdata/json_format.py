@@ -353,9 +353,7 @@ def Parse(  # noqa: N802 - protobuf's name
             raise TypeError(f"text must be str or bytes, not {type(text).__name__}") from None
     try:
         js = json.loads(text, object_pairs_hook=_no_duplicates)
-    except ParseError:
-        raise
-    except (ValueError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:  # a duplicate key's ParseError too, as protobuf
         raise ParseError(f"Failed to load JSON: {err}.") from None
     return ParseDict(js, message, ignore_unknown_fields, descriptor_pool, max_recursion_depth)
 
@@ -461,6 +459,8 @@ class _Parser:
                 value = js[name]
                 self.field(message, f, name, value, path)
             except ParseError as err:
+                if f is None:  # protobuf names the field only once it has found it
+                    raise
                 raise ParseError(f"Failed to parse {name} field: {err}.") from None
             except (ValueError, TypeError, OverflowError) as err:
                 raise ParseError(f"Failed to parse {name} field: {err}.") from None
@@ -517,7 +517,11 @@ def _check_name(name: Any) -> None:
         ValueError: ``name`` holds a lone surrogate.
     """
     if not isinstance(name, str):
-        raise TypeError(f"bad argument type for built-in operation: {type(name).__name__}")
+        try:
+            hash(name)
+        except TypeError:
+            raise TypeError(f"unhashable type: '{type(name).__name__}'") from None
+        raise TypeError(f"expected string or bytes-like object, got '{type(name).__name__}'")
     name.encode("utf-8")
 
 

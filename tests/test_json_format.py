@@ -55,10 +55,13 @@ def has_raw_bytes_in_strings(m: Any) -> bool:
 
 
 def outcome(parse: Any, text: Any, message: Any, **kwargs: Any) -> tuple[str, Any]:
+    """("ok", bytes) or ("error", the message; None for a lone surrogate, where upb's
+    own lookup fails with a SystemError's text)."""
     try:
         parse(text, message, **kwargs)
-    except (pb.ParseError, json_format.ParseError):
-        return ("error", None)
+    except (pb.ParseError, json_format.ParseError) as err:
+        lone = "\\ud8" in ascii(text) or "\\udc" in ascii(text)
+        return ("error", None if lone else str(err))
     return ("ok", message.SerializeToString())
 
 
