@@ -79,6 +79,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     show.add_argument("files", nargs="+", metavar="FILE")
     typed(show)
+    show.add_argument(
+        "--format",
+        choices=["outline", "text"],
+        default="outline",
+        help="outline: a bounded preview (the default); text: the whole message in "
+        "protobuf's text format (as google.protobuf.text_format.MessageToString)",
+    )
     raw = command(
         "raw",
         "dump every field without a schema",
@@ -212,14 +219,26 @@ def _write(path: str, data: bytes) -> None:
 
 def _cmd_show(args: argparse.Namespace) -> int:
     status = 0
+    several = len(args.files) > 1
     for path in args.files:
 
         def one(path: str = path) -> int:
-            print("\n".join(_show(path, args.type)))
+            if args.format == "text":
+                print(_show_text(path, args.type, several), end="")
+            else:
+                print("\n".join(_show(path, args.type)))
             return 0
 
         status = max(status, _guarded(path, one))
     return status
+
+
+def _show_text(path: str, type_name: str | None, named: bool) -> str:
+    """The whole message in protobuf's text format (``named``: after a ``# path`` comment)."""
+    from .text_format import MessageToString
+
+    text = MessageToString(_load(path, type_name))
+    return f"# {path}\n{text}" if named else text
 
 
 def _show(path: str, type_name: str | None) -> list[str]:
@@ -309,35 +328,31 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _cmd_json(args: argparse.Namespace) -> int:
-    from ._json import to_json
+    from .json_format import MessageToJson
 
     def run() -> int:
-        print(to_json(_load(args.file, args.type)))
+        print(MessageToJson(_load(args.file, args.type)))
         return 0
 
     return _guarded(args.file, run)
 
 
 def _cmd_from_json(args: argparse.Namespace) -> int:
-    from ._json import JSONError, from_json
+    from .json_format import Parse, ParseError
 
     def run() -> int:
         text = _read(args.file)
         # JSON names no type either: without --type, the first type whose fields fit.
         names = [args.type] if args.type else list(TYPES)
-        first: JSONError | None = None
+        first: ParseError | None = None
         for name in names:
             try:
-                msg = from_json(TYPES[name], text)
+                msg = Parse(text, TYPES[name]())
                 break
-            except JSONError as err:
+            except ParseError as err:
                 first = first or err
-            except RecursionError:
-                raise CommandError("not JSON that can be read: nested too deeply") from None
-            except (ValueError, OverflowError) as err:
-                raise CommandError(f"not JSON that can be read: {_one_line(err)}") from None
         else:
-            raise CommandError(str(first))
+            raise CommandError(_one_line(first or ParseError("no type fits")))
         _write(args.output, msg.encode())
         return 0
 
