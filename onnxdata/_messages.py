@@ -273,10 +273,18 @@ class Message:
         raise ValueError(f'Protocol message {self._SPEC.name} has no "{oneof_group}" field.')
 
     def __str__(self) -> str:
-        """protobuf's text format, as ``str()`` of a protobuf message gives it."""
-        from .text_format import MessageToString  # type: ignore[import-not-found, unused-ignore]
+        """protobuf's text format, as ``str()`` of a protobuf message prints it.
 
-        text: str = MessageToString(self)
+        A message holding a value protobuf could not hold (which ``encode()``
+        would refuse) has no text format: ``str()`` then falls back to the
+        ``repr``, so printing it in a traceback or a debugger never fails.
+        """
+        from .text_format import message_str
+
+        try:
+            text: str = message_str(self)
+        except (TypeError, ValueError, OverflowError):
+            return repr(self)
         return text
 
     def _field(self, name: str) -> FieldSpec:

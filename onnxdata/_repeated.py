@@ -37,6 +37,7 @@ __all__ = [
     "RepeatedMessages",
     "RepeatedScalars",
     "message_list",
+    "messages_of",
     "to_messages",
     "to_scalars",
 ]
@@ -201,6 +202,16 @@ class RepeatedMessages(list):  # type: ignore[type-arg]
 
     def __copy__(self) -> Self:
         return type(self)(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The subclass is made at run time: pickle it as its element class and items.
+        return (messages_of, (self.element, list(self)))
+
+
+def messages_of(element: type, items: Iterable[Any] = ()) -> RepeatedMessages:
+    """A new :class:`RepeatedMessages` of ``element`` holding ``items`` (how pickle remakes one)."""
+    made: RepeatedMessages = message_list(element)(items)
+    return made
 
 
 _LISTS: dict[type, type[RepeatedMessages]] = {}

@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"_repeated", "_schema", "_messages", "_datatypes", "_foreign"},
     {"_varints", "_lanes", "_npvarints", "_gcpause", "_decode", "_encode"},
     {"_atomic", "_stream", "_files", "_external"},
-    {"_check", "_json", "_show", "_raw", "strategies", "_numpy_bits", "_numpy_floats",
+    {"_check", "_show", "_raw", "strategies", "_numpy_bits", "_numpy_floats",
      "_numpy_dtypes", "_numpy_tensor", "_numpy_sparse", "numpy_helper", "cli",
      "text_format", "json_format", "helper", "checker", "fuzz", "_corpus", "_mutate",
      "serialization", "external_data_helper", "_tensor_io",

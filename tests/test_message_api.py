@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from message_strategies import MESSAGE_TYPES, messages_of
+from message_strategies import MESSAGE_TYPES, messages_of, scaled
 from oracle import ORACLE, to_oracle
 
 from onnxdata import (
@@ -46,6 +46,7 @@ def _pair(cls: type) -> st.SearchStrategy[tuple[Any, Any]]:
 
 @pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
 @given(data=st.data())
+@settings(max_examples=scaled(0.2))
 def test_merge_from_gives_protobufs_bytes(cls: type, data: st.DataObject) -> None:
     a, b = data.draw(_pair(cls))
     oa, ob = to_oracle(a), to_oracle(b)
@@ -56,6 +57,7 @@ def test_merge_from_gives_protobufs_bytes(cls: type, data: st.DataObject) -> Non
 
 @pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
 @given(data=st.data())
+@settings(max_examples=scaled(0.2))
 def test_merge_from_string_and_parse_from_string_give_protobufs_bytes(
     cls: type, data: st.DataObject
 ) -> None:
@@ -71,6 +73,7 @@ def test_merge_from_string_and_parse_from_string_give_protobufs_bytes(
 
 @pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
 @given(data=st.data())
+@settings(max_examples=scaled(0.2))
 def test_copy_from_is_a_deep_copy(cls: type, data: st.DataObject) -> None:
     a, b = data.draw(_pair(cls))
     a.CopyFrom(b)
@@ -126,6 +129,7 @@ def _fields(cls: type) -> list[str]:
 
 @pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
 @given(data=st.data())
+@settings(max_examples=scaled(0.2))
 def test_has_field_list_fields_and_byte_size_agree_with_protobuf(
     cls: type, data: st.DataObject
 ) -> None:
@@ -150,6 +154,7 @@ def test_has_field_list_fields_and_byte_size_agree_with_protobuf(
 
 @pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
 @given(data=st.data())
+@settings(max_examples=scaled(0.2))
 def test_clear_field_and_clear_give_protobufs_bytes(cls: type, data: st.DataObject) -> None:
     m = data.draw(messages_of(cls, max_leaves=4, big=False))
     name = data.draw(st.sampled_from(_fields(cls)))
@@ -175,6 +180,7 @@ def test_clear_field_and_which_oneof_refuse_unknown_names_like_protobuf() -> Non
 
 
 @given(m=messages_of(SequenceProto, max_leaves=6, big=False))
+@settings(max_examples=scaled(0.2))
 def test_discard_unknown_fields_reaches_every_nested_message(m: SequenceProto) -> None:
     o = to_oracle(m)
     m.DiscardUnknownFields()
@@ -249,10 +255,15 @@ def test_a_packed_field_takes_slice_assignment_from_any_iterable(
     name: str, values: list[Any]
 ) -> None:
     mine, theirs = _both(name, values)
-    for new in (values[::-1], tuple(values[:1]), iter(values), np.array(values[:1])):
-        listed = list(new) if not isinstance(new, np.ndarray) else new.tolist()
-        mine[:] = listed if isinstance(new, type(iter(()))) else new
-        theirs[:] = listed
+    for make in (
+        lambda: values[::-1],
+        lambda: tuple(values[:1]),
+        lambda: iter(values),
+        lambda: (v for v in values),
+        lambda: np.array(values[:1]),
+    ):
+        mine[:] = make()
+        theirs[:] = list(make())
         assert mine == list(theirs)
     del mine[:]
     del theirs[:]
@@ -354,6 +365,7 @@ def test_an_empty_repeated_field_costs_no_container_until_it_is_read() -> None:
 
 
 @given(m=messages_of(SequenceProto, max_leaves=6, big=False))
+@settings(max_examples=scaled(0.2))
 def test_copy_deepcopy_and_pickle_keep_the_message(m: SequenceProto) -> None:
     for made in (copy.copy(m), copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
         assert made == m

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import onnxdata
-from onnxdata import _json, _show
+from onnxdata import _show, json_format, text_format
 from onnxdata._schema import FieldSpec, spec_of
 
 SOURCE = Path(onnxdata.__file__).with_name("_messages.py")
@@ -114,10 +114,13 @@ def test_streaming_writes_the_same_bytes(extended: Any) -> None:
 
 def test_json_names_and_reads_the_new_fields(extended: Any) -> None:
     msg = _sample(extended)
-    obj = _json.to_json_object(msg)
+    obj = json_format.MessageToDict(msg)
     assert obj["extraIds"] == ["5", "-1", "300"]
     assert obj["tensorValues"][0]["extraNote"] == "nöte"
-    assert _json.from_json_object(extended.SequenceProto, obj) == msg
+    assert json_format.ParseDict(obj, extended.SequenceProto()) == msg
+    text = text_format.MessageToString(msg)
+    assert "extra_ids: 300" in text
+    assert text_format.Parse(text, extended.SequenceProto()) == msg
 
 
 def test_check_and_show_walk_the_new_fields(extended: Any) -> None:
