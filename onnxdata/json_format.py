@@ -529,14 +529,13 @@ def _clear(message: Any, f: FieldSpec) -> Any:
     """Empty the repeated field ``f`` in place (or give it a new container) and return it."""
     container = getattr(message, f.name)
     if container is None:
-        container = f.container()
-        setattr(message, f.name, container)
-        return container
+        setattr(message, f.name, f.container())
+        return getattr(message, f.name)  # assigning stores a copy: the field's own
     try:
         del container[:]
     except TypeError:  # a read-only view (a message decoded with copy=False)
-        container = f.container()
-        setattr(message, f.name, container)
+        setattr(message, f.name, f.container())
+        container = getattr(message, f.name)
     return container
 
 

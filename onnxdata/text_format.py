@@ -1281,7 +1281,7 @@ def _container(message: Any, f: FieldSpec) -> Any:
         made = f.container()
         made.extend(values or ())
         setattr(message, f.name, made)
-        return made
+        return getattr(message, f.name)  # assigning stores a copy: the field's own
     return values
 
 
