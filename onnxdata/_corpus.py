@@ -12,7 +12,8 @@ Each file's name says what it is:
   types in each storage form it allows (its typed field, ``raw_data``,
   external data, a segment).  All of them satisfy ONNX's rules
   (:func:`onnxdata.check`) except ``valid-field-*`` (one field set alone),
-  ``valid-all-fields-*`` (every field at once) and ``valid-edge-*`` (values
+  ``valid-all-fields-*`` (every field at once), ``valid-random-*`` (random
+  fields, to fill small folders) and ``valid-edge-*`` (values
   at protobuf's edges: strings that are not UTF-8, which proto2 allows,
   unknown data types, unknown fields, nesting at the limit of 100).
 - ``noncanonical-<how>-<i>.pb``: bytes protobuf accepts but would not write
@@ -844,9 +845,10 @@ def _noncanonical_seeds(folder: _Folder, count: int) -> None:
     bases = list(folder.bases)
     folder.rng.shuffle(bases)
     k = 0
+    want = count * max(1, round(len(bases) / 60))  # more for the many tensor seeds
     for how, transform in _TRANSFORMS.items():
         made = tried = 0
-        while made < count and tried < 4 * count + len(bases):
+        while made < want and tried < 4 * want + len(bases):
             base = bases[k % len(bases)]
             k += 1
             tried += 1
