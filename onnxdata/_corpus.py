@@ -496,9 +496,6 @@ class _Folder:
         if base and data:
             self.bases.append(data)
 
-    def share(self, kind: str) -> int:
-        return sum(1 for name in self.files if name.startswith(kind + "-"))
-
 
 def _valid_seeds(folder: _Folder, count: int) -> None:
     cls, rng, spec = folder.cls, folder.rng, folder.spec

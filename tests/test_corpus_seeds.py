@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -208,6 +210,27 @@ def test_same_seed_gives_the_same_files_and_another_seed_other_bytes() -> None:
     common = [rel for rel in first if rel in other and rel != DICTIONARY_NAME]
     assert len(common) > len(first) // 2
     assert sum(first[rel] != other[rel] for rel in common) > len(common) // 2
+
+
+def test_the_bytes_do_not_depend_on_string_hashing() -> None:
+    """Set and dict order of strings changes with PYTHONHASHSEED; the corpus must not."""
+    code = (
+        "import hashlib, sys\n"
+        "from onnxdata._corpus import corpus_files\n"
+        "h = hashlib.sha256()\n"
+        "for k, v in corpus_files(seed=5, count=1).items():\n"
+        "    h.update(k.encode() + b'\\0' + v)\n"
+        "print(h.hexdigest())\n"
+    )
+    digests = set()
+    for hash_seed in ("1", "2"):
+        home = str(Path(onnxdata.__file__).parent.parent)  # this checkout's onnxdata
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": home}
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        digests.add(done.stdout.strip())
+    assert len(digests) == 1, digests
 
 
 def test_corpus_files_refuses_bad_arguments() -> None:
