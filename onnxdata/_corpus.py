@@ -1004,7 +1004,8 @@ def _escape(data: bytes) -> str:
 def dictionary() -> str:
     """The text of ``onnx.dict``: a libFuzzer/AFL dictionary for ONNX's data messages.
 
-    One ``name="bytes"`` entry per line (non-alphanumeric bytes as ``\\xNN``):
+    One ``name="bytes"`` entry per line (non-alphanumeric bytes as ``\\xNN``;
+    each tag after a comment naming the fields that have it):
     every field's tag in each wire type a parser accepts for it (both for a
     packable field), the data type, element type and location values with
     their tags, a tensor's head (data type, then the tag of its storage
@@ -1024,12 +1025,13 @@ def dictionary() -> str:
         EGROUP: "endgroup",
         I32: "fixed32",
     }
+    users: dict[bytes, list[str]] = {}  # a tag -> the fields that have it
     for cls in MESSAGE_TYPES:
         spec = spec_of(cls)
-        label = spec.name.replace(".", "_")
         for f in spec.numbered:
             for wt in f.accepted_wire_types():
-                add(f"{label}_{f.name}_{wire_names[wt]}", f.tag_for(wt))
+                users.setdefault(f.tag_for(wt), []).append(f"{spec.name}.{f.name}")
+                add(f"tag_{f.number}_{wire_names[wt]}", f.tag_for(wt))
     tensor = spec_of(TensorProto).by_name
     data_type = tensor["data_type"]
     for dt, info in DATA_TYPES.items():
@@ -1085,7 +1087,10 @@ def dictionary() -> str:
     add("tag_6_bytes", _tag(1, VARINT, 6))
     add("length_5_bytes", _varint(0, 5))
     lines = ["# libFuzzer/AFL dictionary for ONNX data messages, written by `onnxdata corpus`"]
-    lines += [f'{name}="{_escape(data)}"' for data, name in entries.items()]
+    for data, name in entries.items():
+        if data in users:
+            lines.append(f"# {', '.join(users[data])}")
+        lines.append(f'{name}="{_escape(data)}"')
     return "\n".join(lines) + "\n"
 
 
