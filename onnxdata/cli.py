@@ -145,6 +145,25 @@ def _parser() -> argparse.ArgumentParser:
     from_npy.add_argument("file", metavar="IN.npy")
     from_npy.add_argument("-o", "--output", required=True, metavar="OUT.pb")
     from_npy.add_argument("--name", help="the tensor's name")
+    corpus = command(
+        "corpus",
+        "write seed corpora and a dictionary for fuzzers",
+        "Write OUT/<Message>/ for each ONNX data message (valid, non-canonical and malformed "
+        "seeds, named by what they are) and OUT/onnx.dict, a libFuzzer/AFL dictionary. "
+        "The same --seed and --count give the same files.",
+        _cmd_corpus,
+    )
+    corpus.add_argument("out", metavar="OUT")
+    corpus.add_argument("--seed", type=int, default=0, help="the random seed (default 0)")
+    corpus.add_argument(
+        "--count", type=int, default=2, help="variants of each case, at least 1 (default 2)"
+    )
+    corpus.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a non-empty OUT: its message folders and onnx.dict are replaced, "
+        "nothing else is touched",
+    )
     return parser
 
 
@@ -408,6 +427,32 @@ def _cmd_from_npy(args: argparse.Namespace) -> int:
         return 0
 
     return _guarded(args.file, run)
+
+
+def _cmd_corpus(args: argparse.Namespace) -> int:
+    from ._corpus import DICTIONARY_NAME, write_corpus
+
+    def run() -> int:
+        out = args.out
+        if args.count < 1:
+            raise CommandError(f"--count must be at least 1, not {args.count}")
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise CommandError("exists and is not a folder")
+        if os.path.isdir(out) and os.listdir(out) and not args.force:
+            raise CommandError("is not empty (--force replaces the corpus in it)")
+        summary = write_corpus(out, seed=args.seed, count=args.count, force=args.force)
+        for folder, counts in summary.items():
+            total = sum(counts.values())
+            share = 100 * counts["malformed"] / total
+            print(
+                f"{out}/{folder}: {total} files: {counts['valid']} valid, "
+                f"{counts['noncanonical']} non-canonical, {counts['malformed']} malformed "
+                f"({share:.0f} %)"
+            )
+        print(f"{out}/{DICTIONARY_NAME}: the dictionary")
+        return 0
+
+    return _guarded(args.out, run)
 
 
 def _check_npy(np: Any, path: str) -> None:
