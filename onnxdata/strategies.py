@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import math
+import operator
 import struct
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -79,13 +80,20 @@ _LOCATION = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_si
 
 
 def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not is_boolean(value)
+    """An int or an integer scalar such as ``numpy.int64`` (``__index__``), not a bool."""
+    if is_boolean(value):
+        return False
+    try:
+        operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
 
 
 def _size(name: str, value: object) -> int:
-    if not isinstance(value, int) or is_boolean(value) or value < 0:
+    if not _is_int(value) or operator.index(value) < 0:  # type: ignore[arg-type]
         raise InvalidArgument(f"{name} must be a non-negative int, not {value!r}")
-    return int(value)
+    return operator.index(value)  # type: ignore[arg-type]
 
 
 def _sizes(min_size: object, max_size: object) -> tuple[int, int]:
@@ -106,15 +114,15 @@ def _choice(name: str, value: object, allowed: Iterable[int]) -> int:
 
 def _dims(value: object) -> list[int]:
     """A shape: an int (one axis) or a sequence of non-negative ints."""
-    if _is_int(value):
+    if not isinstance(value, Iterable) and _is_int(value):
         value = (value,)
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
         raise InvalidArgument(f"shape must be an int or a sequence of ints, not {value!r}")
     dims = list(value)
     for d in dims:
-        if not _is_int(d) or d < 0:
+        if not _is_int(d) or operator.index(d) < 0:
             raise InvalidArgument(f"shape {value!r}: every side must be a non-negative int")
-    return dims
+    return [operator.index(d) for d in dims]
 
 
 def _strategy(name: str, value: object) -> st.SearchStrategy[Any]:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import onnx
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -154,17 +155,24 @@ def test_value_or_strategy_arguments() -> None:
         ods.sequences(elem_type=st.just(SequenceProto.TENSOR), min_size=2, max_size=2),
         ods.maps(key_type=st.just(TensorProto.STRING), min_size=1, max_size=2),
         ods.optionals(elem_type=st.just(OptionalProto.MAP), max_depth=1),
+        ods.tensors(dtype=np.int32(TensorProto.INT16), shape=np.array([2, 3]), storage="raw"),
     )
     def shaped(
-        t: TensorProto, d: TensorProto, s: SequenceProto, m: MapProto, o: OptionalProto
+        t: TensorProto,
+        d: TensorProto,
+        s: SequenceProto,
+        m: MapProto,
+        o: OptionalProto,
+        n: TensorProto,
     ) -> None:
+        assert n.data_type == TensorProto.INT16 and list(n.dims) == [2, 3]
         assert t.data_type in (TensorProto.INT8, TensorProto.UINT8) and len(t.dims) == 2
         assert list(t.int32_data) and all(0 <= v <= 5 for v in t.int32_data)
         assert list(d.dims) == [4] and list(d.double_data) == [1.5] * 4
         assert s.elem_type == SequenceProto.TENSOR and len(s.tensor_values) == 2
         assert m.key_type == TensorProto.STRING and 1 <= len(m.string_keys) <= 2
         assert o.elem_type == OptionalProto.MAP
-        for msg in (t, d, s, m, o):
+        for msg in (t, d, s, m, o, n):
             assert check(msg) == []
 
     shaped()
