@@ -960,14 +960,14 @@ def malformed_encodings(
 def _number(
     draw: st.DrawFn, cls: type[Message], unknown_fields: bool, wire_types: Iterable[int]
 ) -> int:
-    """A field number of ``cls`` that takes one of ``wire_types``, or (sometimes,
-    when allowed, or when ``cls`` has none) an unknown one."""
-    known = [
-        f.number for f in spec_of(cls).fields if set(f.accepted_wire_types()) & set(wire_types)
-    ]
-    if not known or (unknown_fields and draw(st.booleans())):
+    """A field number of ``cls`` that takes one of ``wire_types``; when allowed, sometimes
+    an unknown one.  When no field of ``cls`` takes them: an unknown number if allowed,
+    else any known one (protobuf then reads the field as unknown, and the defect stays)."""
+    fields = spec_of(cls).fields
+    known = [f.number for f in fields if set(f.accepted_wire_types()) & set(wire_types)]
+    if unknown_fields and (not known or draw(st.booleans())):
         return draw(st.integers(_FIRST_UNKNOWN, _MAX_NUMBER))
-    return draw(st.sampled_from(known))
+    return draw(st.sampled_from(known or [f.number for f in fields]))
 
 
 def _any_number(draw: st.DrawFn, cls: type[Message], unknown_fields: bool) -> int:
