@@ -5,7 +5,7 @@
     python tests/fuzz/run.py --only tensor map    # some targets
     python tests/fuzz/run.py --export tests/fuzz/regressions.txt   # no fuzzing: see below
 
-Needs ``pip install -e .[fuzz]`` (atheris).  Builds the seeds with
+Needs ``pip install -e .[test] atheris``.  Builds the seeds with
 :mod:`seeds` into ``WORK/seeds``, keeps each target's growing corpus in
 ``WORK/corpus/<type>`` (reused by the next run), writes libFuzzer's log to
 ``WORK/logs/<type>.log`` and any crash to ``WORK/findings/<type>-crash-*``.
