@@ -328,30 +328,19 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: i
     return pos
 
 
-def _view_strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: int) -> int:
-    """:func:`_strings` for ``copy=False``: an entry of 128 bytes or more is a
-    view of the input, a shorter one a copy.
+def _short_copied(append: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``append`` for :func:`_strings` with ``copy=False``: an entry of 128 bytes
+    or more is appended as the view it is, a shorter one as a copy.
 
     A ``memoryview`` object costs 184 bytes, more than a copy of anything
     shorter than 128 bytes: a flood of tiny entries would cost many times
     protobuf's memory as views, and a view of a short entry saves nothing.
     """
-    while True:
-        at = pos
-        n = buf[pos] if pos < end else 0x80
-        if n < 0x80:
-            pos += 1 + n
-            append(bytes(buf[at + 1 : pos]))
-        else:
-            n, pos = read_length(buf, pos, end)
-            append(buf[pos : pos + n] if n >= 0x80 else bytes(buf[pos : pos + n]))
-            pos += n
-        if pos >= end or buf[pos] != tag:
-            break
-        pos += 1
-    if pos > end:  # the last entry runs past the end: read_length says how
-        read_length(buf, at, end)
-    return pos
+
+    def add(piece: Any) -> None:
+        append(piece if len(piece) >= 128 else bytes(piece))
+
+    return add
 
 
 def _varint_run(buf: Buf, start: int, pos: int, end: int, out: list[int], tag: int) -> int:
@@ -579,7 +568,7 @@ def _generate(
         "decode_into_array": decode_into_array,
         "decode_into_list": decode_into_list,
         "strings": _strings,
-        "view_strings": _view_strings,
+        "short_copied": _short_copied,
         "varint_run": _varint_run,
         "FIELDS": spec.by_number,
     }
@@ -726,7 +715,7 @@ def _field_blocks(
                     f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{name} = {own}\npos += n",
                 )
             ]
-        if not copy:  # entries shorter than 128 bytes are copies (see _view_strings)
+        if not copy:  # entries shorter than 128 bytes are copies (see _short_copied)
             own = "piece if n >= 128 else bytes(piece)"
         if not one_byte:
             return [
@@ -740,7 +729,7 @@ def _field_blocks(
             return [
                 (
                     f"tag == {native}",
-                    f"pos = view_strings(buf, pos, end, {held}.append, {native})",
+                    f"pos = strings(buf, pos, end, short_copied({held}.append), {native})",
                 )
             ]
         # A slice of bytes is already its own copy; a slice of a view is copied.
