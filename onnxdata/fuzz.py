@@ -279,6 +279,31 @@ def _from_dict(d: Any, spec: MessageSpec) -> dict[str, Any]:
     return out
 
 
+class _NotText:
+    """A string that is not valid UTF-8, which a dict (JSON) cannot carry."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "bytes that are not UTF-8 (not compared)"
+
+
+_NOT_TEXT = _NotText()
+
+
+def _as_text(value: Any) -> Any:
+    if isinstance(value, bytes):
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            return _NOT_TEXT
+    return value
+
+
 def _default(f: FieldSpec) -> Any:
     if f.repeated:
         return []
@@ -292,11 +317,14 @@ def _default(f: FieldSpec) -> Any:
 
 
 def _difference(ref: dict[str, Any], got: dict[str, Any], spec: MessageSpec, path: str,
-                presence: bool) -> tuple[str, Any, Any] | None:  # fmt: skip
+                presence: bool, utf8_only: bool) -> tuple[str, Any, Any] | None:  # fmt: skip
     """The first field (in number order) where the two readings differ."""
     for f in spec.numbered:
-        a, b = ref.get(f.name), got.get(f.name)
+        a: Any = ref.get(f.name)
+        b: Any = got.get(f.name)
         here = f"{path}.{f.name}"
+        if a is None and b is None:
+            continue
         if not presence:
             if a is None:
                 a = _default(f)
@@ -306,16 +334,21 @@ def _difference(ref: dict[str, Any], got: dict[str, Any], spec: MessageSpec, pat
             if a is not b:
                 return here, a, b
             continue
+        if utf8_only and f.kind == "string":
+            a = [_as_text(x) for x in a] if f.repeated else _as_text(a)
+            b = [_as_text(x) for x in b] if f.repeated else _as_text(b)
         if f.kind == MESSAGE:
             if f.repeated:
                 for k, (x, y) in enumerate(zip(a, b, strict=False)):
-                    found = _difference(x, y, spec_of(f.message), f"{here}[{k}]", presence)
+                    found = _difference(
+                        x, y, spec_of(f.message), f"{here}[{k}]", presence, utf8_only
+                    )
                     if found:
                         return found
                 if len(a) != len(b):
                     return f"{here} (count)", len(a), len(b)
                 continue
-            found = _difference(a, b, spec_of(f.message), here, presence)
+            found = _difference(a, b, spec_of(f.message), here, presence, utf8_only)
             if found:
                 return found
             continue
@@ -380,7 +413,8 @@ def check_parser(
     * a dict as ``json_format.MessageToDict`` makes (JSON or proto field
       names): a key present is a field set; int64 strings, base64 bytes, enum
       names and "NaN"/"Infinity" are read as protobuf's JSON mapping says.
-      A NaN matches any NaN (JSON carries no payload); -0.0 is compared.
+      A NaN matches any NaN (JSON carries no payload); -0.0 is compared; a
+      string that is not valid UTF-8 is not compared (JSON cannot hold it).
     * any other object (betterproto-style classes): the attribute named like
       each field; ``None`` is unset, and, since such classes show no
       presence, a default value (0, empty, an empty message) matches both
@@ -428,7 +462,7 @@ def check_parser(
     if presence is not None:
         comparable = presence
     ref = _from_attributes(reference, spec_of(cls))
-    found = _difference(ref, got, spec_of(cls), name, comparable)
+    found = _difference(ref, got, spec_of(cls), name, comparable, taken == "a dict")
     if found is None:
         return
     path, a, b = found
