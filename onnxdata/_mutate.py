@@ -70,6 +70,8 @@ def overlong(v: int, size: int) -> bytes:
 
 def read_varint(buf: bytes, pos: int, end: int, limit: int = 10) -> tuple[int, int] | None:
     """A varint of at most ``limit`` bytes at ``pos``, or None."""
+    if pos < end and buf[pos] < 0x80:
+        return buf[pos], pos + 1
     result = shift = 0
     stop = min(end, pos + limit)
     while pos < stop:
@@ -291,25 +293,20 @@ def _child_spec(node: Node, f: Field) -> MessageSpec | None:
     return spec_of(known.message)
 
 
-def _nodes(root: Node, limit: int = 64) -> list[tuple[Node, int]]:
-    """The root and the sub-messages below it (split on the way), with their depth."""
-    found = [(root, 0)]
-    i = 0
-    while i < len(found) and len(found) < limit:
-        node, depth = found[i]
-        i += 1
-        if depth >= MAX_DEPTH:
-            continue
-        for f in node.fields:
-            spec = _child_spec(node, f)
-            if spec is None:
-                continue
-            if f.sub is None:
-                f.sub = split(f.body, spec)
-            found.append((f.sub, depth + 1))
-            if len(found) >= limit:
-                break
-    return found
+def _descend(root: Node, rng: random.Random) -> tuple[Node, int]:
+    """A message of the tree reached by a random walk from the root: the root
+    itself a third of the time, each level below about two thirds as often
+    as the one above.  Only the sub-messages on the way are split."""
+    node, depth = root, 0
+    while depth < MAX_DEPTH and rng.random() < 0.65:
+        subs = [(f, spec) for f in node.fields if (spec := _child_spec(node, f)) is not None]
+        if not subs:
+            break
+        f, spec = rng.choice(subs)
+        if f.sub is None:
+            f.sub = split(f.body, spec)
+        node, depth = f.sub, depth + 1
+    return node, depth
 
 
 def _pool(node: Node, out: list[bytes], limit: int = 32) -> list[bytes]:
@@ -497,8 +494,27 @@ def _op_types(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> 
     node.fields.extend(_known_fields(table[elem_type], rng, depth, pool))
 
 
+def _applicable(spec: MessageSpec | None) -> tuple[bool, bool, bool]:
+    """Whether a message has packable fields, sub-messages, a type field with contents."""
+    if spec is None:
+        return False, False, False
+    found = _APPLICABLE.get(spec.name)
+    if found is None:
+        packable = any(f.repeated and len(f.accepted_wire_types()) == 2 for f in spec.fields)
+        children = any(True for _ in spec.children())
+        typed = spec.cls is TensorProto or bool(element_fields(spec.cls))
+        found = _APPLICABLE[spec.name] = (packable, children, typed)
+    return found
+
+
+_APPLICABLE: dict[str, tuple[bool, bool, bool]] = {}
+
+
 def _mutate_node(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
+    packable, children, typed = _applicable(node.spec)
     r = rng.randrange(10)
+    if (r == 6 and not packable) or (r == 8 and not (children and pool)) or (r == 9 and not typed):
+        r = rng.randrange(6)
     if r == 0:
         _op_add(node, rng, pool, depth)
     elif r == 1:
@@ -619,13 +635,12 @@ def mutate(data: Any, max_size: int, seed: int, cls: type = TensorProto) -> byte
     buf = _as_bytes(data)
     rng = _rng(b"m", seed, max_size, buf)
     root = split(buf, spec_of(cls))
-    nodes = _nodes(root)
-    pool = _pool(root, [])
     if rng.random() < BREAK_SHARE:
-        out = _break(root.join(), root, rng)
+        out = _break(buf, root, rng)
         return out[:max_size]
-    for _ in range(rng.choice((1, 1, 1, 2, 3))):
-        node, depth = nodes[0] if rng.random() < 0.35 else rng.choice(nodes)
+    targets = [_descend(root, rng) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
+    pool = _pool(root, [])  # the sub-messages split on the way down included
+    for node, depth in targets:
         _mutate_node(node, rng, pool, depth)
     if not root.fields and not root.tail and rng.random() < 0.5:
         root = split(random_message(root.spec, rng, 0, pool), root.spec) if root.spec else root
@@ -647,9 +662,8 @@ def crossover(data1: Any, data2: Any, max_size: int, seed: int, cls: type = Tens
         for f in rng.sample(other.fields, rng.randrange(1, len(other.fields) + 1)):
             root.fields.insert(rng.randrange(len(root.fields) + 1), f.copy())
     else:  # a sub-message of the other input spliced into this one, at any depth
-        pool = _pool(other, [])
-        if not pool:
-            pool = [b]
-        node, _ = rng.choice(_nodes(root))
+        _descend(other, rng)
+        pool = _pool(other, []) or [b]
+        node, _ = _descend(root, rng)
         _op_splice(node, rng, pool)
     return _fit(root, root.join(), max_size, rng)
