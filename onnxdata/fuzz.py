@@ -33,7 +33,8 @@ from ._errors import DecodeError
 from ._messages import Message, TensorProto
 from ._schema import MESSAGE, FieldSpec, MessageSpec, spec_of
 
-# The seed-corpus writer lives in ``_corpus.py`` and is re-exported here.
+# The seed-corpus writer (``_corpus.py``) is re-exported here, its names added to
+# ``__all__`` below.
 
 __all__ = [
     "Disagreement",

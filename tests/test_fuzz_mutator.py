@@ -4,7 +4,11 @@ protobuf (upb) as the judge of every output."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -65,6 +69,30 @@ def test_same_arguments_give_the_same_bytes(cls: type) -> None:
         assert crossover(data, other, 500, k, message=cls) == crossover(
             data, other, 500, k, message=cls
         )
+
+
+def test_the_same_bytes_come_out_in_another_process() -> None:
+    code = (
+        "import hashlib, onnxdata; from onnxdata.fuzz import mutate, crossover; "
+        "d = onnxdata.SequenceProto(name='s', elem_type=1, "
+        "tensor_values=[onnxdata.TensorProto(dims=[1], data_type=1)]).encode(); "
+        "h = hashlib.sha256(); "
+        "[h.update(mutate(d, 300, k, message=onnxdata.SequenceProto) + crossover(d, d, 300, k)) "
+        "for k in range(200)]; print(h.hexdigest())"
+    )
+    root = str(Path(__file__).resolve().parent.parent)
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": str(hash_seed), "PYTHONPATH": root},
+        ).stdout
+        for hash_seed in (1, 2)
+    }
+    assert len(digests) == 1
 
 
 def test_different_seeds_give_different_bytes() -> None:
