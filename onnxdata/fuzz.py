@@ -374,6 +374,9 @@ def _normalise(result: Any, message: type[Message]) -> tuple[dict[str, Any], boo
         return _from_attributes(result, spec), True, "an onnxdata message"
     serialize = getattr(result, "SerializeToString", None)
     if callable(serialize) and hasattr(result, "DESCRIPTOR"):
+        full_name = str(getattr(result.DESCRIPTOR, "full_name", ""))
+        if full_name != spec.name and not full_name.endswith("." + spec.name):
+            raise TypeError(f"the parser returned a {full_name}, not a {spec.name}")
         again = message.decode(serialize())
         return _from_attributes(again, spec), True, "a protobuf message"
     if isinstance(result, dict):

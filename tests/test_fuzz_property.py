@@ -229,6 +229,8 @@ def test_bad_arguments_raise_type_error() -> None:
         check_parser(onnx.TensorProto.FromString, b"", message=onnx.TensorProto)
     with pytest.raises(TypeError):
         check_parser(onnxdata.MapProto.decode, b"")  # an onnxdata message of another type
+    with pytest.raises(TypeError, match=r"onnx\.MapProto, not a TensorProto"):
+        check_parser(onnx.MapProto.FromString, b"")  # a protobuf message of another type
     with pytest.raises(TypeError):
         check_parser(onnx.TensorProto.FromString, "text")  # type: ignore[arg-type]
 
