@@ -18,6 +18,10 @@ The property::
 
 The reference is onnxdata's decoder, which accepts and reads exactly what
 protobuf's parser does.
+
+Seed corpora (``corpus``, ``corpus_files``, ``dictionary``; the command
+``onnxdata corpus OUT``): files for fuzzers that start from files, one folder
+per message, with a libFuzzer dictionary.
 """
 
 from __future__ import annotations
@@ -29,19 +33,26 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _mutate
+from ._corpus import DICTIONARY_NAME, corpus_files, dictionary, write_corpus
 from ._errors import DecodeError
 from ._messages import Message, TensorProto
 from ._schema import MESSAGE, FieldSpec, MessageSpec, spec_of
 
-# The seed-corpus writer (``_corpus.py``) is re-exported here, its names added to
-# ``__all__`` below.
+corpus = write_corpus
+"""Write seed corpora for C/C++/Rust fuzzers: ``corpus(OUT, seed=0, count=2)`` (see
+:func:`write_corpus`; the command is ``onnxdata corpus OUT``)."""
 
 __all__ = [
+    "DICTIONARY_NAME",
     "Disagreement",
     "check_parser",
+    "corpus",
+    "corpus_files",
     "crossover",
+    "dictionary",
     "mutate",
     "mutator_for",
+    "write_corpus",
 ]
 
 
