@@ -521,6 +521,10 @@ def _check_name(name: Any) -> None:
             hash(name)
         except TypeError:
             raise TypeError(f"unhashable type: '{type(name).__name__}'") from None
+        try:  # protobuf matches the name with a regular expression: its words, this Python's
+            re.compile("").match(name)
+        except TypeError as exc:
+            raise TypeError(str(exc)) from None
         raise TypeError(f"expected string or bytes-like object, got '{type(name).__name__}'")
     name.encode("utf-8")
 
