@@ -23,8 +23,8 @@ overwrite data already in the file, or pad it with more than
 ``_MAX_EXTERNAL_DATA_PADDING`` zeros (``ValidationError``).
 
 Every function also takes onnx's protobuf messages; the ones that change a
-tensor change the protobuf message itself (through its bytes).  What differs
-from onnx is listed in docs/compat.md: the size threshold counts the data's
+tensor change the protobuf message itself (through its bytes).  The
+differences from onnx are listed in docs/compat.md: the size threshold counts the data's
 bytes (onnx counts ``sys.getsizeof``, 33 bytes more); a tensor name that is
 ``.`` or ``..`` is not used as a file name; Windows drive and UNC locations
 are refused on every system; ``remove_external_data_field``
