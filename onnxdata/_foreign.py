@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["as_message", "describe", "foreign_name"]
 
-_BY_FULL_NAME: dict[str, type[Message]] = {"onnx." + cls._SPEC.name: cls for cls in MESSAGE_TYPES}
+_BY_FULL_NAME: dict[str, type[Message]] = {cls._SPEC.full_name: cls for cls in MESSAGE_TYPES}
 
 
 def foreign_name(value: object) -> str | None:

@@ -60,6 +60,7 @@ __all__ = [
     "INT64",
     "MESSAGE",
     "MISSING",
+    "PACKAGE",
     "REPEATED",
     "STRING",
     "UINT64",
@@ -68,6 +69,7 @@ __all__ = [
     "field",
     "is_boolean",
     "is_boolean_type",
+    "is_message",
     "message",
     "spec_of",
     "unknown",
@@ -325,11 +327,12 @@ class _MessagesFactory:
 class MessageSpec:
     """One message: its full name, its fields in declaration and in number order."""
 
-    __slots__ = ("by_name", "by_number", "cls", "fields", "name", "numbered")
+    __slots__ = ("by_name", "by_number", "cls", "fields", "full_name", "name", "numbered")
 
     def __init__(self, cls: type, fields: tuple[FieldSpec, ...]) -> None:
         self.cls = cls
         self.name: str = cls.__qualname__
+        self.full_name = PACKAGE + self.name  # protobuf's name: "onnx.TensorProto.Segment"
         self.fields = fields
         self.numbered = tuple(sorted(fields, key=lambda f: f.number))
         self.by_name = {f.name: f for f in fields}
@@ -343,6 +346,15 @@ class MessageSpec:
     def children(self) -> Iterator[FieldSpec]:
         """The MESSAGE fields, in number order."""
         return (f for f in self.numbered if f.kind == MESSAGE)
+
+
+PACKAGE = "onnx."
+"""The .proto's package, as protobuf's full names start with it."""
+
+
+def is_message(value: Any) -> bool:
+    """Whether ``value`` is a message of a class built from a schema (any copy of it)."""
+    return isinstance(getattr(type(value), "_SPEC", None), MessageSpec)
 
 
 def is_boolean(value: Any) -> bool:

@@ -8,6 +8,8 @@ upb parser, the reference: see ``docs/wire-format.md``.
 
 from __future__ import annotations
 
+import math
+import struct
 import sys
 from array import array
 
@@ -274,3 +276,27 @@ _ONE_BYTE = [bytes((i,)) for i in range(0x80)]
 
 def tag_bytes(number: int, wire_type: int) -> bytes:
     return encode_varint(number << 3 | wire_type)
+
+
+_FLOAT32 = struct.Struct("<f")
+
+
+def to_float32(value: float) -> float:
+    """``value`` as a float32 holds it: the conversion protobuf makes on assignment
+    (too large a double becomes an infinity of its sign)."""
+    try:
+        result: float = _FLOAT32.unpack(_FLOAT32.pack(value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+    return result
+
+
+def shortest_float32(value: float) -> float:
+    """The double with the fewest digits (from 6) that is the float32 ``value``:
+    how protobuf's text format and JSON print a float field."""
+    digits = 6
+    rounded = float(f"{value:.{digits}g}")
+    while to_float32(rounded) != value:
+        digits += 1
+        rounded = float(f"{value:.{digits}g}")
+    return rounded

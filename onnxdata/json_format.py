@@ -37,7 +37,6 @@ import base64
 import json
 import math
 import re
-import struct
 from typing import Any
 
 from ._foreign import as_message
@@ -50,13 +49,15 @@ from ._schema import (
     INT32,
     INT64,
     MESSAGE,
+    PACKAGE,
     STRING,
     UINT64,
     MessageSpec,
     is_boolean,
+    is_message,
     spec_of,
 )
-from ._wire import MAX_DEPTH
+from ._wire import MAX_DEPTH, shortest_float32, to_float32
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,8 +74,6 @@ __all__ = [
     "SerializeToJsonError",
 ]
 
-_F32 = struct.Struct("<f")
-_PACKAGE = "onnx."
 _INT_RANGES = {
     INT32: (-(1 << 31), (1 << 31) - 1),
     INT64: (-(1 << 63), (1 << 63) - 1),
@@ -103,38 +102,11 @@ class EnumStringValueParseError(ParseError):
     """An enum name the enum lacks (skipped with ``ignore_unknown_fields``)."""
 
 
-def _to_f32(value: float) -> float:
-    try:
-        result: float = _F32.unpack(_F32.pack(value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-    return result
-
-
-def _shortest_f32(value: float) -> float:
-    """The float with the fewest digits (from 6) that is ``value`` as a float32."""
-    digits = 6
-    rounded = float(f"{value:.{digits}g}")
-    while _to_f32(rounded) != value:
-        digits += 1
-        rounded = float(f"{value:.{digits}g}")
-    return rounded
-
-
-def _full_name(spec: MessageSpec) -> str:
-    return _PACKAGE + spec.name
-
-
 def _source(message: Any) -> Any:
     """An onnxdata message as it is (any schema class), or onnx's converted."""
-    if _is_message(message):
+    if is_message(message):
         return message
     return as_message(message, *MESSAGE_TYPES)
-
-
-def _is_message(value: Any) -> bool:
-    """Whether ``value`` is a message of a class built from the schema (any copy of it)."""
-    return isinstance(getattr(type(value), "_SPEC", None), MessageSpec)
 
 
 # -- writing ---------------------------------------------------------------------
@@ -222,7 +194,7 @@ class _Printer:
         if kind in (FLOAT, DOUBLE):
             real = float(value)
             if kind == FLOAT:
-                real = _to_f32(real)
+                real = to_float32(real)
             if math.isinf(real):
                 return "-Infinity" if real < 0 else "Infinity"
             if math.isnan(real):
@@ -230,7 +202,7 @@ class _Printer:
             if kind == FLOAT:
                 if self.float_format is not None:
                     return float(format(real, self.float_format))
-                return _shortest_f32(real)
+                return shortest_float32(real)
             return real
         if kind == BYTES:
             if not isinstance(value, (bytes, bytearray, memoryview)):
@@ -388,7 +360,7 @@ def ParseDict(  # noqa: N802 - protobuf's name
 
 
 def _target(message: Any) -> Message:
-    if _is_message(message):
+    if is_message(message):
         target: Message = message
         return target
     raise TypeError(
@@ -434,7 +406,7 @@ class _Parser:
             raise TypeError(f"'{type(js).__name__}' object is not iterable")
         names = _names(spec)
         seen: list[Any] = []
-        full = _full_name(spec)
+        full = spec.full_name
         for name in keys:
             f = None
             try:
@@ -599,7 +571,7 @@ def _float_in(value: Any, kind: str) -> float:
             raise ParseError(
                 'Couldn\'t parse -Infinity or value too small, use quoted "-Infinity" instead'
             )
-        if kind == FLOAT and math.isinf(_to_f32(value)):
+        if kind == FLOAT and math.isinf(to_float32(value)):
             raise ParseError("Float value too large" if value > 0 else "Float value too small")
     if value == "nan":
         raise ParseError('Couldn\'t parse float "nan", use "NaN" instead')
@@ -610,13 +582,13 @@ def _float_in(value: Any, kind: str) -> float:
             number = _SPECIAL[value]
         else:
             raise ParseError(f"Couldn't parse float: {value}") from None
-    return _to_f32(number) if kind == FLOAT else number
+    return to_float32(number) if kind == FLOAT else number
 
 
 def _enum_in(f: FieldSpec, value: Any) -> int:
     enum = f.enum
     assert enum is not None
-    full = _PACKAGE + enum.__qualname__
+    full = PACKAGE + enum.__qualname__
     if isinstance(value, str):
         value.encode("utf-8")  # protobuf looks names up as UTF-8: a lone surrogate fails
     member = enum.__members__.get(value) if isinstance(value, str) else None

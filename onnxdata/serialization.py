@@ -121,7 +121,7 @@ def _fill(target: Any, source: Message) -> Any:
     return target
 
 
-_BY_FULL_NAME = {"onnx." + spec_of(cls).name: cls for cls in MESSAGE_TYPES}
+_BY_FULL_NAME = {spec_of(cls).full_name: cls for cls in MESSAGE_TYPES}
 
 
 def _class_of(proto: Any) -> type[Message]:

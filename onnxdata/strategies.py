@@ -591,7 +591,7 @@ def _message_class(value: object) -> type[Message]:
         descriptor = getattr(value, "DESCRIPTOR", None)
         full = getattr(descriptor, "full_name", None)
         for cls in MESSAGE_TYPES:
-            if full == "onnx." + spec_of(cls).name:
+            if full == spec_of(cls).full_name:
                 return cls
     raise InvalidArgument(f"{value!r} is not an ONNX data message class (onnxdata's or onnx's)")
 

@@ -46,12 +46,14 @@ from ._schema import (
     INT32,
     INT64,
     MESSAGE,
+    PACKAGE,
     STRING,
     UINT64,
-    MessageSpec,
     is_boolean,
+    is_message,
     spec_of,
 )
+from ._wire import shortest_float32, to_float32
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -86,7 +88,6 @@ _INT_RANGES = {
     INT64: (-(1 << 63), (1 << 63) - 1),
     UINT64: (0, _MASK64),
 }
-_PACKAGE = "onnx."
 
 
 class Error(Exception):
@@ -187,29 +188,10 @@ def _unescape(text: str) -> bytes:
         return text.encode("utf-8").decode("unicode_escape").encode("latin-1")
 
 
-def _to_f32(value: float) -> float:
-    """``value`` as a float32 holds it (the conversion protobuf makes on assignment)."""
-    try:
-        result: float = _F32.unpack(_F32.pack(value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-    return result
-
-
-def _shortest_f32(value: float) -> float:
-    """The float with the fewest digits (from 6) that is ``value`` as a float32."""
-    digits = 6
-    rounded = float(f"{value:.{digits}g}")
-    while _to_f32(rounded) != value:
-        digits += 1
-        rounded = float(f"{value:.{digits}g}")
-    return rounded
-
-
 def _strtof(text: str) -> float:
     """The float32 nearest the decimal ``text``, rounded once (C's ``strtof``)."""
     near = float(text)
-    single = _to_f32(near)
+    single = to_float32(near)
     if math.isinf(single) or math.isnan(single) or single == near:
         return single
     # Rounding to double first may land exactly between two float32s; decide exactly.
@@ -256,20 +238,11 @@ def _c_g(value: float, digits: int) -> str:
     return f"{value:.{digits}g}"
 
 
-def _full_name(spec: MessageSpec) -> str:
-    return _PACKAGE + spec.name
-
-
 def _string_bytes(value: Any) -> bytes:
     """A string field's UTF-8 bytes (raw bytes carried as surrogate escapes included)."""
     if isinstance(value, str):
         return value.encode("utf-8", "surrogateescape")
     return bytes(value)
-
-
-def _is_message(value: Any) -> bool:
-    """Whether ``value`` is a message of a class built from the schema (any copy of it)."""
-    return isinstance(getattr(type(value), "_SPEC", None), MessageSpec)
 
 
 # -- unknown fields --------------------------------------------------------------
@@ -465,7 +438,7 @@ class _Printer:
         self.out.write(self.end())
 
     def sub_message(self, value: Any) -> None:
-        if not _is_message(value):
+        if not is_message(value):
             raise TypeError(f"a message field holds {type(value).__name__}, not a message")
         self.depth += 1
         if self.depth > _MAX_PRINT_DEPTH:
@@ -499,12 +472,12 @@ class _Printer:
         if kind == BYTES:
             return '"' + _escape(bytes(value), False) + '"'
         if kind == FLOAT:
-            value = _to_f32(float(value))
+            value = to_float32(float(value))
             if self.float_format is not None:
                 return f"{value:{self.float_format}}"
             if math.isnan(value):
                 return "nan"
-            return str(_shortest_f32(value))
+            return str(shortest_float32(value))
         if kind == DOUBLE:
             value = float(value)
             if self.double_format is not None:
@@ -587,7 +560,7 @@ def _printer(
     # descriptor_pool resolves google.protobuf.Any payloads; the data messages hold none,
     # so any pool (protobuf's included) prints the same.
     del descriptor_pool
-    msg = message if _is_message(message) else as_message(message, *MESSAGE_TYPES)
+    msg = message if is_message(message) else as_message(message, *MESSAGE_TYPES)
     printer = _Printer(
         out,
         indent,
@@ -732,7 +705,7 @@ def message_str(message: Any) -> str:
         TypeError, ValueError: as :func:`MessageToString`.
     """
     out: list[str] = []
-    msg = message if _is_message(message) else as_message(message, *MESSAGE_TYPES)
+    msg = message if is_message(message) else as_message(message, *MESSAGE_TYPES)
     _upb_message(msg, out, 0)
     return "".join(out)
 
@@ -752,7 +725,7 @@ def _upb_message(message: Any, out: list[str], depth: int) -> None:
             items = (value,)
         for item in items:
             if f.kind == MESSAGE:
-                if not _is_message(item):
+                if not is_message(item):
                     raise TypeError(f"a message field holds {type(item).__name__}")
                 out.append(f"{pad}{f.name} {{\n")
                 _upb_message(item, out, depth + 1)
@@ -764,7 +737,7 @@ def _upb_message(message: Any, out: list[str], depth: int) -> None:
 def _upb_scalar(f: FieldSpec, value: Any) -> str:
     kind = f.kind
     if kind == FLOAT:
-        return _upb_float(_to_f32(float(value)))
+        return _upb_float(to_float32(float(value)))
     if kind == DOUBLE:
         return _upb_double(float(value))
     if kind == STRING:
@@ -1048,7 +1021,7 @@ def ParseBool(text: str) -> bool:  # noqa: N802 - protobuf's name
 def _parse_enum(f: FieldSpec, text: str) -> int:
     enum = f.enum
     assert enum is not None
-    full = f"{_PACKAGE}{enum.__qualname__}"
+    full = f"{PACKAGE}{enum.__qualname__}"
     try:
         number = int(text, 0)
     except ValueError:
@@ -1100,7 +1073,7 @@ class _Parser:
 
     def field(self, tokenizer: Tokenizer, message: Any) -> None:
         spec = spec_of(type(message))
-        full = _full_name(spec)
+        full = spec.full_name
         if tokenizer.TryConsume("["):
             name = [tokenizer.ConsumeIdentifier()]
             while tokenizer.TryConsume("."):
@@ -1170,7 +1143,7 @@ class _Parser:
         if kind in _INT_RANGES:
             value = _consume_int(tokenizer, kind)
         elif kind == FLOAT:
-            value = _to_f32(tokenizer.ConsumeFloat())
+            value = to_float32(tokenizer.ConsumeFloat())
         elif kind == DOUBLE:
             value = tokenizer.ConsumeFloat()
         elif kind == STRING:
@@ -1297,7 +1270,7 @@ def _decoded(lines: Iterable[str | bytes]) -> Iterator[str]:
 
 
 def _target(message: Any) -> Message:
-    if _is_message(message):
+    if is_message(message):
         target: Message = message
         return target
     raise TypeError(
