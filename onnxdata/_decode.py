@@ -418,7 +418,8 @@ def _tensor_runner(
             else:
                 sub = new()
                 decode(buf, pos, pos + n, sub, depth, grown)
-                if tries:
+                if tries and pos + n < end and buf[pos + n] == tag:
+                    # Another element follows (a lone tensor skips the search).
                     found = _template(buf, pos, pos + n, sub, heads)
                     if found is None:
                         tries -= 1

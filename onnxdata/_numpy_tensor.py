@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import sys
 from array import array as _pyarray
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -60,21 +60,9 @@ _RAW_DTYPES: dict[int, np.dtype[Any]] = {
 }
 
 
-def _make_typed_values() -> Callable[[TensorProto], int]:
-    """``_typed_values(t)``: nonzero when a typed storage field holds values.
-
-    Generated from the storage fields, as ``dataclasses`` generates
-    ``__init__``: one expression of ``len`` calls, as cheap as writing it
-    out, where a loop over the names would double the cost of the fast path.
-    """
-    env: dict[str, Any] = {}
-    body = " or ".join(f"len(t.{name})" for name in STORAGE_FIELDS)
-    exec(f"def _typed_values(t):\n    return {body}", env)
-    made: Callable[[TensorProto], int] = env["_typed_values"]
-    return made
-
-
-_typed_values = _make_typed_values()
+# Nonzero when a typed storage field holds values; makes no container (the
+# fast path runs on freshly decoded tensors, whose empty fields have none).
+_typed_values = _schema.counter(TensorProto, STORAGE_FIELDS)
 
 
 def _label(tensor: TensorProto) -> str:

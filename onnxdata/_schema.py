@@ -29,6 +29,7 @@ from __future__ import annotations
 import sys
 from array import array
 from enum import IntEnum
+from functools import partial
 
 from ._repeated import (
     RepeatedMessages,
@@ -66,6 +67,7 @@ __all__ = [
     "UINT64",
     "FieldSpec",
     "MessageSpec",
+    "counter",
     "field",
     "is_boolean",
     "is_boolean_type",
@@ -580,6 +582,17 @@ def _repeated_property(f: FieldSpec) -> property:
     """The property of a repeated field: its container, made on first access;
     assigning converts the value to the container (``FieldSpec.convert``)."""
     env: dict[str, Any] = {"make": f.container, "convert": f.convert}
+    if f.message_name is not None:
+        # The element class is resolved on the first call (messages refer to
+        # classes defined after them); from then on ``make`` is the container
+        # class itself, one call less for every container made.
+        def first() -> Any:
+            made = env["make"] = message_list(f.message)
+            return made()
+
+        env["make"] = first
+    elif f.typecode is not None:
+        env["make"] = partial(RepeatedScalars, f.typecode)  # no Python frame per container
     source = (
         "def get(m):\n"
         f"    v = m.{f.slot}\n"
@@ -617,6 +630,36 @@ def blank_maker(
     exec("\n".join([*lines, "    return m"]), env)
     maker: Callable[..., Any] = env["make"]
     return maker
+
+
+def counter(cls: type, names: tuple[str, ...]) -> Callable[[Any], int]:
+    """A function giving how many elements the repeated fields ``names`` of a
+    ``cls`` message hold together, without making any container.
+
+    Reading a repeated field by its name makes its container, which costs an
+    object per field; code that only asks "is anything there?" of freshly
+    decoded messages (the numpy bridge, once per tensor or per nesting level)
+    would make a container for every empty field it looks at.  Generated like
+    ``__init__``: one expression over the slots.
+
+    The function raises ``TypeError`` (from ``len``) when a field holds a
+    value that is not a container, as assigning an unconvertible value leaves it.
+
+    Raises:
+        KeyError: a name is not a field of ``cls``.
+        ValueError: a named field is not repeated.
+    """
+    spec = spec_of(cls)
+    fields = [spec.by_name[name] for name in names]
+    for f in fields:
+        if not f.repeated:
+            raise ValueError(f"{spec.name}.{f.name} is not a repeated field")
+    terms = [f"(0 if m.{f.slot} is None else len(m.{f.slot}))" for f in fields]
+    env: dict[str, Any] = {}
+    exec(f"def count(m):\n    return {' + '.join(terms) or '0'}", env)
+    count: Callable[[Any], int] = env["count"]
+    count.__qualname__ = f"count[{spec.name}: {', '.join(names)}]"
+    return count
 
 
 def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:

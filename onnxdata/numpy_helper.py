@@ -43,6 +43,7 @@ from ._numpy_dtypes import (
 )
 from ._numpy_sparse import dense_to_sparse, sparse_to_array
 from ._numpy_tensor import array_to_tensor, tensor_to_array
+from ._schema import counter
 
 __all__ = [
     "HAVE_ML_DTYPES",
@@ -175,6 +176,10 @@ def _only_field(message: Any, fields: dict[Any, str], used: str | None, kind: st
             )
 
 
+# The elements of a sequence's five value fields; makes no container.
+_sequence_elements = counter(SequenceProto, tuple(_SEQUENCE_FIELDS.values()))
+
+
 def to_list(sequence: SequenceProto) -> list[Any]:
     """The Python list a SequenceProto holds, as ``onnx.numpy_helper.to_list``.
 
@@ -190,10 +195,7 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     """
     s = sequence if type(sequence) is SequenceProto else as_message(sequence, SequenceProto)
     try:  # the elements of all five fields
-        total = (
-            len(s.tensor_values) + len(s.sparse_tensor_values) + len(s.sequence_values)
-            + len(s.map_values) + len(s.optional_values)
-        )  # fmt: skip
+        total = _sequence_elements(s)
     except TypeError:  # a field that is not a list: _only_field judges it
         total = -1
     elem_type = s.elem_type

@@ -30,8 +30,10 @@ from onnxdata import (
     SparseTensorProto,
     StringStringEntryProto,
     TensorProto,
+    numpy_helper,
 )
 from onnxdata._repeated import RepeatedMessages, RepeatedScalars
+from onnxdata._schema import counter, spec_of
 
 Segment = TensorProto.Segment
 
@@ -362,6 +364,53 @@ def test_an_empty_repeated_field_costs_no_container_until_it_is_read() -> None:
     t.dims.append(3)
     assert t.dims == [3]
     assert t != TensorProto(name="x")
+
+
+def _made_containers(m: Any) -> list[str]:
+    """The repeated fields of ``m`` (and of its sub-messages) whose container exists."""
+    made = []
+    for f in spec_of(type(m)).fields:
+        value = getattr(m, f.slot)
+        if f.repeated and value is not None:
+            made.append(f"{type(m).__name__}.{f.name}")
+        if f.message is not None:
+            for sub in (value or ()) if f.repeated else [value] if value is not None else ():
+                made += _made_containers(sub)
+    return made
+
+
+def test_counter_counts_elements_without_making_containers() -> None:
+    count = counter(TensorProto, ("float_data", "int64_data", "string_data", "external_data"))
+    t = TensorProto.decode(TensorProto(name="x", int64_data=[1, 2]).encode())
+    assert count(t) == 2
+    assert _made_containers(t) == ["TensorProto.int64_data"]
+    t.float_data.append(1.0)
+    t.external_data.add(key="location", value="w.bin")
+    assert count(t) == 4
+    t.string_data = 5  # kept as given, for encode() to refuse: len() refuses it here
+    with pytest.raises(TypeError):
+        count(t)
+
+
+def test_counter_refuses_a_field_that_is_not_repeated() -> None:
+    with pytest.raises(ValueError, match=r"TensorProto\.name is not a repeated field"):
+        counter(TensorProto, ("name",))
+    with pytest.raises(KeyError):
+        counter(TensorProto, ("no_such_field",))
+
+
+def test_numpy_conversion_of_decoded_messages_makes_no_container_for_empty_fields() -> None:
+    """The numpy bridge asks "is anything there?" of every tensor and level it
+    converts; making a container for each empty field it looks at would cost
+    more than the conversion."""
+    leaf = np.arange(6, dtype=np.float32).reshape(2, 3)
+    data = onnx.numpy_helper.from_optional([[leaf, leaf], [leaf]]).SerializeToString()
+    o = OptionalProto.decode(data)
+    before = _made_containers(o)
+    value = numpy_helper.to_optional(o)
+    assert np.array_equal(value[1][0], leaf)
+    assert _made_containers(o) == before
+    assert "TensorProto.float_data" not in before
 
 
 @given(m=messages_of(SequenceProto, max_leaves=6, big=False))
