@@ -396,8 +396,9 @@ def _bytes_list(tag: bytes, values: Any, out: Out) -> int:
     if len(tag) == 1 and operator.countOf(map(type, values), bytes) == len(values):
         lengths = _short_lengths(values)
         if lengths is not None:
-            template = bytearray((tag + b"\0%b") * len(values))
-            template[1::4] = lengths
+            made = bytearray((tag + b"\0%b") * len(values))
+            made[1::4] = lengths
+            template = bytes(made)  # bytes' % is twice as fast as bytearray's
             if 0x25 in lengths:
                 b = _percent_lengths(tag, values, lengths, template)
             else:
@@ -453,8 +454,8 @@ def _each_string(tag: bytes, values: Any, out: Out) -> int:
 
 
 def _percent_lengths(
-    tag: bytes, values: list[bytes], lengths: bytearray, template: bytearray
-) -> bytes | bytearray:
+    tag: bytes, values: list[bytes], lengths: bytearray, template: bytes
+) -> bytes:
     """_bytes_list's formatting when some lengths are 37, ``%``.
 
     Those entries' templates become ``tag %c %b``, their length an argument.

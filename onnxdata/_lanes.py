@@ -52,15 +52,18 @@ _LAST = re.compile(rb"[\x00-\x7f]")  # a varint's last byte
 _ZERO = b"\x80" * 10  # a zero value while encoding
 
 
-def _steps(encode: bool) -> list[tuple[int, int, int]]:
+def _steps(encode: bool, bits: int = 64) -> list[tuple[int, int, int]]:
     """The (keep, move, shift) bit masks of one record for the four steps between
     value bit ``i`` and varint bit ``i + i // 7``.  A step moves the bits of varint
     byte ``k`` where ``k & shift``: up by 8, 4, 2, 1 to encode, down by 1, 2, 4, 8 to
-    decode.  Only the 64 value bits are in the masks: decoding drops the rest.
+    decode.  Only the ``bits`` value bits are in the masks: decoding drops the rest.
+    With 56 bits (8-byte records) no byte moves by 8, and that step is left out.
     """
-    at = {i: i if encode else i + i // 7 for i in range(64)}
+    at = {i: i if encode else i + i // 7 for i in range(bits)}
     steps = []
     for s in (8, 4, 2, 1) if encode else (1, 2, 4, 8):
+        if s > (bits - 1) // 7:
+            continue
         keep = move = 0
         for i, b in at.items():
             if (i // 7) & s:
@@ -79,12 +82,21 @@ def _bytes_mask(byte: int, positions: range) -> int:
 
 _DECODE = _steps(encode=False)
 _ENCODE = _steps(encode=True)
+_ENCODE56 = _steps(encode=True, bits=56)
 _SEVENS = _bytes_mask(0x7F, range(10))  # added to a record: bit 7 of each nonzero byte
 _HIGH = _bytes_mask(0x80, range(1, 10))  # those bits that matter: bytes 1 to 9
 _HIGH9 = _bytes_mask(0x80, range(9, 10))
 _HIGH0 = 0x80
 _CONTINUED = _bytes_mask(0x80, range(9))  # bytes that may have a continuation bit
 _PLACEHOLDER = _bytes_mask(0x80, range(10))
+# The same for 8-byte records (values below 2**56, at most 8 varint bytes):
+_TOP = _bytes_mask(0xFF, range(7, 8))  # a value's byte 7: nonzero if it needs the wide records
+_SEVENS8 = _bytes_mask(0x7F, range(8))
+_HIGH8 = _bytes_mask(0x80, range(1, 8))
+_BELOW = [_bytes_mask(0x80, range(8 - d)) for d in (1, 2, 4)]  # bytes that may take from d up
+_CONTINUED8 = _bytes_mask(0x80, range(7))
+_PLACEHOLDER8 = _bytes_mask(0x80, range(8))
+_ZERO8 = b"\x80" * 8  # a zero value in 8-byte records: valid output has at most 7 in a row
 
 
 class _Block(NamedTuple):
@@ -101,6 +113,15 @@ class _Block(NamedTuple):
     continued: int
     placeholder: int
     first: int  # byte 0 of every record set to 1: the tag bytes of unpacked fields
+    # 8-byte records: the same masks, and ``below`` for the three continuation shifts
+    top: int
+    up8: list[tuple[int, int, int]]
+    sevens8: int
+    high8: int
+    below: list[int]
+    continued8: int
+    placeholder8: int
+    high0_8: int
 
 
 _blocks: dict[int, _Block] = {}
@@ -111,8 +132,11 @@ def _block(count: int) -> _Block:
     block = _blocks.get(count)
     if block is None:
 
-        def wide(pattern: int) -> int:
-            return int.from_bytes(pattern.to_bytes(16, "little") * count, "little")
+        def wide(pattern: int, size: int = 16) -> int:
+            return int.from_bytes(pattern.to_bytes(size, "little") * count, "little")
+
+        def narrow(pattern: int) -> int:
+            return wide(pattern, 8)
 
         block = _Block(
             count,
@@ -126,6 +150,14 @@ def _block(count: int) -> _Block:
             wide(_CONTINUED),
             wide(_PLACEHOLDER),
             wide(1),
+            narrow(_TOP),
+            [(narrow(keep), narrow(move), s) for keep, move, s in _ENCODE56],
+            narrow(_SEVENS8),
+            narrow(_HIGH8),
+            [narrow(mask) for mask in _BELOW],
+            narrow(_CONTINUED8),
+            narrow(_PLACEHOLDER8),
+            narrow(_HIGH0),
         )
         _blocks[count] = block
     return block
@@ -191,6 +223,14 @@ def encode(values: Any, tag: int = 0) -> bytes:
     chunks = []
     zeros = False
     for part, count, block in _split(values):
+        if not tag:
+            if BIG_ENDIAN:  # pragma: no cover - exercised on big-endian hosts only
+                part = array(code, part)
+                part.byteswap()
+            x = from_bytes(part, "little")
+            if not x & block.top:  # every value in 0..2**56 - 1: 8-byte records
+                chunks.append(_narrow(x, count, block))
+                continue
         records = array(code, bytes(16 * count))
         records[::2] = part
         if BIG_ENDIAN:  # pragma: no cover - exercised on big-endian hosts only
@@ -225,3 +265,35 @@ def encode(values: Any, tag: int = 0) -> bytes:
         chunks.append(x.to_bytes(16 * count, "little").translate(None, b"\0"))
     payload = b"".join(chunks)
     return payload.replace(_ZERO, b"\0") if zeros else payload
+
+
+def _narrow(x: int, count: int, block: _Block) -> bytes:
+    """The varints of ``count`` values below 2**56, ``x`` holding each in 8 bytes.
+
+    Half the bits of the 16-byte records, and no copy into them: ``x`` is the
+    values' own bytes.  As there, but each continuation shift is masked to the
+    bytes that may take a flag from inside their own record (8-byte records
+    have no padding that would stop a flag at the record's end).  A zero is
+    written as eight 0x80 bytes meanwhile: a varint of at most 8 bytes has at
+    most seven in a row, and those of a placeholder come first in any run.
+    """
+    for keep, move, s in block.up8:
+        x = (x & keep) | ((x & move) << s)
+    nonzero = x + block.sevens8  # no byte carries: each is at most 0x7f
+    flags = nonzero & block.high8
+    one, two, four = block.below
+    more = flags >> 8
+    more |= (more >> 8) & one
+    more |= (more >> 16) & two
+    more |= (more >> 32) & four
+    x |= more & block.continued8
+    zero = ((more | nonzero) & block.high0_8) ^ block.high0_8  # byte 0 of each zero record
+    if count < block.size:
+        zero &= (1 << 64 * count) - 1
+    if zero:
+        zero |= zero << 8
+        zero |= zero << 16
+        zero |= zero << 32
+        x |= zero & block.placeholder8
+    b = x.to_bytes(8 * count, "little").translate(None, b"\0")
+    return b.replace(_ZERO8, b"\0") if zero else b
