@@ -642,6 +642,49 @@ def spawn(parser: str, source: str, seed: int, budget: int, cases: Path) -> dict
     return result
 
 
+KINDS = ["accepts", "rejects", "reads otherwise", "float bits"]
+
+
+def kind_of(cause: str) -> str:
+    """accepts (what the reference refuses), rejects (what it accepts), reads otherwise, or
+    float bits."""
+    if cause.startswith("accepts") or " returns where onnxdata refuses" in cause:
+        return "accepts"
+    if cause.startswith("rejects") or " raises " in cause:
+        return "rejects"
+    if cause.startswith("float bits"):
+        return "float bits"
+    return "reads otherwise"
+
+
+def verify_with_upb(results: list[dict[str, Any]]) -> str:
+    """Check that upb reads the shortest example of each cause as the reference does."""
+    from google.protobuf.internal import api_implementation
+
+    if api_implementation.Type() == "python":
+        return "(upb not checked: this process runs protobuf's pure-Python backend)"
+    upb = message_check({cls: cls_ for cls, cls_ in _onnx_parsers().items()})
+    examples = {
+        (r["parser"], cause): example
+        for r in results
+        if r["parser"] != "onnx.numpy_helper"
+        for cause, example in r["examples"].items()
+    }
+    wrong = []
+    for (parser, cause), example in sorted(examples.items()):
+        name, data = example.split(" ")
+        root = next(cls for cls in ROOTS if spec_of(cls).name == name)
+        if upb(root, bytes.fromhex(data)) is not None:
+            wrong.append(f"{parser}: {cause}: {example}")
+    if wrong:
+        return "upb disagrees with the reference on:\n" + "\n".join(wrong)
+    return f"upb reads the shortest input of each of the {len(examples)} causes as the reference."
+
+
+def _onnx_parsers() -> dict[Any, Callable[[bytes], Any]]:
+    return {cls: c.FromString for cls, c in _onnx_classes().items()}
+
+
 def median(values: list[int]) -> str:
     return f"{statistics.median(values):,.0f}" if values else "-"
 
@@ -670,6 +713,29 @@ def report(results: list[dict[str, Any]], seeds: list[int], budget: int) -> str:
             missed = sum(1 for r in runs if not r["classes"])
             first = median(firsts) + (f" ({missed} runs found none)" if missed else "")
             lines.append(f"| {p} | {s} | {classes} | {causes} | {first} |")
+    lines.append("\nBy kind: causes found (median over seeds) and the median executions to the")
+    lines.append("first of that kind, with the number of runs that found one.\n")
+    lines.append("| parser | source | " + " | ".join(KINDS) + " |")
+    lines.append("| --- | --- |" + " ---: |" * len(KINDS))
+    for p in parsers:
+        for s in sources:
+            runs = by.get((p, s))
+            if not runs:
+                continue
+            cells = []
+            for kind in KINDS:
+                counts = [sum(1 for c in r["causes"] if kind_of(c) == kind) for r in runs]
+                hits = [
+                    min(k for c, k in r["causes"].items() if kind_of(c) == kind)
+                    for r in runs
+                    if any(kind_of(c) == kind for c in r["causes"])
+                ]
+                if hits:
+                    n = statistics.median(counts)
+                    cells.append(f"{n:g}: {median(hits)} ({len(hits)}/{len(runs)})")
+                else:
+                    cells.append("-")
+            lines.append(f"| {p} | {s} | " + " | ".join(cells) + " |")
     for p in parsers:
         lines.append(f"\n### {p}: causes, and the median executions to the first of each\n")
         all_causes = sorted({c for s in sources for r in by.get((p, s), []) for c in r["causes"]})
@@ -699,10 +765,18 @@ def main() -> None:
     ap.add_argument("--job", nargs=4, metavar=("PARSER", "SOURCE", "SEED", "BUDGET"),
                     help=argparse.SUPPRESS)  # fmt: skip
     ap.add_argument("--draw", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--report", type=Path, help="print the tables of an earlier --json")
     args = ap.parse_args()
     if args.job:
         parser, source, seed, budget = args.job
         print(json.dumps(run_job(parser, source, int(seed), int(budget))))
+        return
+    if args.report:  # tables again, from an earlier --json
+        results = json.loads(args.report.read_text())
+        seeds = sorted({r["seed"] for r in results})
+        budget = max(r["executions"] for r in results if r["source"] != "corpus")
+        print(report(results, seeds, budget))
+        print("\n" + verify_with_upb(results))
         return
     if args.draw:
         seed, budget, path = args.draw
@@ -722,6 +796,7 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     print(report(results, args.seeds, args.budget))
+    print("\n" + verify_with_upb(results))
     print(f"\n{len(todo)} runs in {time.perf_counter() - start:.0f} s; Python "
           f"{sys.version.split()[0]}, {versions()}")  # fmt: skip
 
