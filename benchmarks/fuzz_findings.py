@@ -42,9 +42,15 @@ A divergence class is its kind (the parser accepts what protobuf rejects and
 why, rejects with which exception where, reads a different value, loses or adds
 presence, changes float bits, reads a different count) and the field path with
 indices removed.  A cause is the same without the path.  For each (parser,
-source, seed) the script records the execution at which each class is first
-seen; it prints the classes, the causes, and the median over seeds of the
-executions to the first divergence.
+source, seed) the script records the execution at which each class and each
+cause is first seen, and the shortest input of each cause.  It prints, as
+Markdown: the classes and causes per run with the median over seeds of the
+executions to the first divergence; the same by kind (accepts, rejects, reads
+otherwise, float bits); each cause with the median execution of its first
+occurrence per source.  It then replays the shortest input of every cause of
+the three protobuf parsers on upb, which must read it as the reference does.
+``--json FILE`` keeps every run's results, ``--report FILE`` prints the tables
+of such a file again.
 
 Jobs run as subprocesses (``--jobs`` at a time), each in a fresh temporary
 directory (``to_array`` of external data reads files relative to it).  A
@@ -65,7 +71,7 @@ import tempfile
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -457,9 +463,6 @@ def seed_files() -> dict[type[onnxdata.Message], list[bytes]]:
             if name.startswith(spec_of(cls).name + "/"):
                 out[cls].append(data)
     return out
-
-
-Run = Iterator[tuple[type[onnxdata.Message], bytes]]
 
 
 def guided(check: Check, seed: int, budget: int, from_corpus: bool, structure: bool,
