@@ -453,9 +453,7 @@ def _each_string(tag: bytes, values: Any, out: Out) -> int:
     return size
 
 
-def _percent_lengths(
-    tag: bytes, values: list[bytes], lengths: bytearray, template: bytes
-) -> bytes:
+def _percent_lengths(tag: bytes, values: list[bytes], lengths: bytearray, template: bytes) -> bytes:
     """_bytes_list's formatting when some lengths are 37, ``%``.
 
     Those entries' templates become ``tag %c %b``, their length an argument.
@@ -673,9 +671,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
         )
     if kind == "string":
         if f.repeated:
-            return _repeated(
-                head, f.slot, "list", f"size += each_string(TAG_{name}, values, out)"
-            )
+            return _repeated(head, f.slot, "list", f"size += each_string(TAG_{name}, values, out)")
         return (
             f"{head}v = m.{name}\nif v is not None:\n"
             f"    size += length_delimited(TAG_{name}, to_str(v), out)"

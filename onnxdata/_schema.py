@@ -30,6 +30,7 @@ import sys
 from array import array
 from enum import IntEnum
 from functools import partial
+from operator import attrgetter
 
 from ._repeated import (
     RepeatedMessages,
@@ -69,6 +70,7 @@ __all__ = [
     "MessageSpec",
     "counter",
     "field",
+    "held",
     "is_boolean",
     "is_boolean_type",
     "is_message",
@@ -630,6 +632,21 @@ def blank_maker(
     exec("\n".join([*lines, "    return m"]), env)
     maker: Callable[..., Any] = env["make"]
     return maker
+
+
+def held(cls: type, name: str) -> Callable[[Any], Any]:
+    """A function giving what a ``cls`` message holds in field ``name``
+    without making anything: a repeated field's container, or ``None`` where
+    it was never made (the field is empty); any other field's value.
+
+    For code that reads the same field of many freshly decoded messages (the
+    numpy bridge, once per nesting level): one C-level call, where the
+    property of a repeated field is a Python call that may make a container.
+
+    Raises:
+        KeyError: ``name`` is not a field of ``cls``.
+    """
+    return attrgetter(spec_of(cls).by_name[name].slot)
 
 
 def counter(cls: type, names: tuple[str, ...]) -> Callable[[Any], int]:

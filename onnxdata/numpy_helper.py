@@ -43,7 +43,7 @@ from ._numpy_dtypes import (
 )
 from ._numpy_sparse import dense_to_sparse, sparse_to_array
 from ._numpy_tensor import array_to_tensor, tensor_to_array
-from ._schema import counter
+from ._schema import counter, held
 
 __all__ = [
     "HAVE_ML_DTYPES",
@@ -176,8 +176,13 @@ def _only_field(message: Any, fields: dict[Any, str], used: str | None, kind: st
             )
 
 
-# The elements of a sequence's five value fields; makes no container.
+# The elements of a sequence's five value fields, and each field as held; no
+# container is made for an empty field.
 _sequence_elements = counter(SequenceProto, tuple(_SEQUENCE_FIELDS.values()))
+_held_tensors, _held_sparse_tensors, _held_sequences, _held_maps, _held_optionals = (
+    held(SequenceProto, _SEQUENCE_FIELDS[code])
+    for code in (_TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL)
+)
 
 
 def to_list(sequence: SequenceProto) -> list[Any]:
@@ -201,24 +206,27 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     elem_type = s.elem_type
     values: Any
     convert: Any
+    # The containers as decoded (``None``: empty), without the properties' calls.
     if elem_type == _TENSOR:
-        values, convert = s.tensor_values, tensor_to_array
+        values, convert = _held_tensors(s), tensor_to_array
     elif elem_type == _SEQUENCE:
-        values, convert = s.sequence_values, to_list
+        values, convert = _held_sequences(s), to_list
     elif elem_type == _MAP:
-        values, convert = s.map_values, to_dict
+        values, convert = _held_maps(s), to_dict
     elif elem_type == _SPARSE_TENSOR:
-        values, convert = s.sparse_tensor_values, sparse_to_array
+        values, convert = _held_sparse_tensors(s), sparse_to_array
     elif elem_type == _OPTIONAL:
-        values, convert = s.optional_values, to_optional
+        values, convert = _held_optionals(s), to_optional
     else:
         raise TypeError("The element type in the input sequence is not supported.")
     # The other fields are empty when ``values`` holds all the elements: one
     # sum instead of _only_field's loop (the same in to_optional).
-    if total < 0 or len(values) != total:
+    if total < 0 or (0 if values is None else len(values)) != total:
         _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[elem_type], "SequenceProto")
+    if values is None:
+        return []
     try:
-        if total == 1 and type(values) is list:
+        if total == 1 and isinstance(values, list):
             # One element (nested sequences): a comprehension costs more than the
             # call it makes.
             return [convert(values[0])]
@@ -322,6 +330,10 @@ def _sparse_of(value: Any) -> SparseTensorProto:
     return dense_to_sparse(np.asarray(value))
 
 
+# A map's two key fields as held (the one not used is usually never made).
+_held_keys, _held_string_keys = held(MapProto, "keys"), held(MapProto, "string_keys")
+
+
 def _map_label(map_proto: MapProto) -> str:
     return f"MapProto {map_proto.name or ''!r}"  # built only for an error
 
@@ -346,11 +358,13 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
     key_type = m.key_type
     keys: list[Any]
     if key_type == TensorProto.STRING:
-        if len(m.keys):
+        int_keys = _held_keys(m)
+        if int_keys is not None and len(int_keys):
             raise ValueError(f"{_map_label(m)} has STRING keys but its integer keys field is set")
         keys = [k if type(k) is bytes else bytes(k) for k in m.string_keys]
     elif key_type in _INT_KEY_TYPES:
-        if len(m.string_keys):
+        string_keys = _held_string_keys(m)
+        if string_keys is not None and len(string_keys):
             raise ValueError(f"{_map_label(m)} has integer keys but its string_keys field is set")
         keys = list(m.keys)
     else:
