@@ -36,7 +36,7 @@ from array import array
 from . import _gcpause as gcpause
 from ._errors import DecodeError
 from ._messages import Message
-from ._repeated import RepeatedScalars
+from ._repeated import RepeatedScalars, message_list
 from ._schema import KINDS, MESSAGE, MessageSpec, blank_maker, spec_of
 from ._varints import decode_into_array, decode_into_list
 from ._wire import (
@@ -771,14 +771,20 @@ def _field_blocks(
         f"sub = {sub[0]}()\n{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)\n"
         "values.append(sub)\npos += n"
     )
+    # The container, made here if this is the field's first element: the class
+    # is known by now, one call less than the property's.
+    env[f"list_{name}"] = message_list(f.message)
+    values = (
+        f"values = msg.{f.slot}\nif values is None:\n    values = msg.{f.slot} = list_{name}()\n"
+    )
     if not one_byte:
-        return [(f"tag == {native}", f"{check}values = {held}\n{element}")]
+        return [(f"tag == {native}", f"{check}{values}{element}")]
     # Elements come in runs: read the run in one go, predicting the next tag.
     indented = "\n".join("    " + line for line in element.splitlines())
     return [
         (
             f"tag == {native}",
-            f"{check}values = {held}\nwhile True:\n{indented}\n"
+            f"{check}{values}while True:\n{indented}\n"
             f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
             "    else:\n        break",
         )
