@@ -347,43 +347,10 @@ def _sub(tag: bytes, msg: Any, cls: type[Message], encode: Encoder, out: Out, de
     return len(head) + n
 
 
-def _subs(
-    tag: bytes,
-    heads: list[bytes],
-    msgs: Any,
-    cls: type[Message],
-    encode: Encoder,
-    out: Out,
-    depth: int,
-) -> int:
-    """A repeated message field: ``_sub`` for each element, its checks inlined.
-
-    ``heads`` is ``tagged(tag)``: an element shorter than 128 bytes
-    takes its head from it.
-    """
-    short = len(tag) + 1
-    append = out.append
-    size = 0
-    m = None
-    try:
-        for m in msgs:
-            if type(m) is not cls or depth <= 0:
-                check_sub(m, cls, depth)  # a subclass passes
-            slot = len(out)
-            append(b"")
-            n = encode(m, out, depth - 1)
-            if n < 0x80:
-                out[slot] = heads[n]
-                size += short + n
-            else:
-                head = tag + encode_varint(n)
-                out[slot] = head
-                size += len(head) + n
-    except EncodeError as err:
-        # The element's first occurrence failed first: name it by its position.
-        err.within(f"[{next(i for i, x in enumerate(msgs) if x is m)}]")
-        raise
-    return size
+def _position(msgs: Any, m: Any) -> str:
+    """``[i]``, where ``m`` first occurs in ``msgs``: the element whose encoding
+    failed (its first occurrence failed first)."""
+    return f"[{next(i for i, x in enumerate(msgs) if x is m)}]"
 
 
 def _bytes_list(tag: bytes, values: Any, out: Out) -> int:
@@ -565,7 +532,8 @@ def _generate(
         "bytes_list": _bytes_pieces if plan else _bytes_list,
         "each_string": _each_string,
         "sub": _sub,
-        "subs": _subs,
+        "check_sub": check_sub,
+        "position": _position,
         "enum_error": _enum_error,
         # Type fields' values that need no check: ints, and the enums of the schema.
         "INTS": frozenset({int, *_enums(spec.cls)}),
@@ -608,9 +576,30 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
             return f"{head}v = m.{name}\nif v is not None:\n    size += {call}"
         if plan:
             call = f"out.subs(TAG_{name}, values, CLS_{name}, depth)"
-        else:
-            call = f"subs(TAG_{name}, HEADS_{name}, values, {which})"
-        return _repeated(head, f.slot, "list", f"size += {call}")
+            return _repeated(head, f.slot, "list", f"size += {call}")
+        # _sub's loop written out: one call less per field (nested messages pay it per level).
+        env[f"SHORT_{name}"] = len(tag) + 1
+        body = (
+            "e = None\n"
+            "try:\n"
+            "    for e in values:\n"
+            f"        if type(e) is not CLS_{name} or depth <= 0:\n"
+            f"            check_sub(e, CLS_{name}, depth)  # a subclass passes\n"
+            "        slot = len(out)\n"
+            '        out.append(b"")\n'
+            f"        n = encode_{name}(e, out, depth - 1)\n"
+            "        if n < 0x80:\n"
+            f"            out[slot] = HEADS_{name}[n]\n"
+            f"            size += SHORT_{name} + n\n"
+            "        else:\n"
+            f"            b = TAG_{name} + varint(n)\n"
+            "            out[slot] = b\n"
+            "            size += len(b) + n\n"
+            "except EncodeError as err:\n"
+            "    err.within(position(values, e))\n"
+            "    raise"
+        )
+        return _repeated(head, f.slot, "list", body)
     if f.bounds is not None and kind != "enum":
         lo, hi = f.bounds
         if f.repeated and f.typecode is not None:  # packed into an array

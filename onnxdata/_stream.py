@@ -4,7 +4,7 @@
 once, so the whole encoding exists in memory at the end.  Streaming never
 holds it.  The ordinary encoder runs twice, each time handed a *plan* in
 place of its chunk list (a ``list`` subclass, which the encoder's
-``_sub``/``_subs``/``_packed`` hand sub-messages and long packed fields to):
+``_sub``/``_packed`` hand sub-messages and long packed fields to):
 
 1. :class:`_Measure` drops every chunk and records the size of every
    sub-message, in the order the encoder meets them (a length prefix comes
