@@ -180,26 +180,95 @@ def _add_top_bits(np: Any, words: Any, starts: Any, lengths: Any, x: Any) -> Non
 def encode(np: Any, values: Any, code: str) -> bytes:
     """The packed varint payload of an ``array`` of int32, int64 or uint64 values.
 
-    Each value's 10 possible bytes go in a row of an (n, 10) table; keeping
-    the bytes each value needs, row by row, is the payload.
+    Per value, not per byte: each value's 7-bit groups are spread over the
+    bytes of a 64-bit word (bytes 0-7) and a second one (bytes 8-9), with
+    their continuation bits; the payload, read as little-endian 64-bit words,
+    is then the sum of those words shifted to their byte offsets (each value
+    adds its own bytes only, so the sum is exact in any order).
     """
     if code == "Q":
         u = np.frombuffer(values, np.uint64)
     else:  # int32 and int64: negatives become 10-byte two's complement varints
         u = np.frombuffer(values, np.int32 if values.itemsize == 4 else np.int64)
         u = u.astype(np.int64).view(np.uint64)
+    tables = _encode_tables(np)
+    slices = [_encode_slice(np, u[lo : lo + SLICE], tables) for lo in range(0, len(u), SLICE)]
+    return b"".join(slices)
+
+
+def _encode_slice(np: Any, v: Any, tables: tuple[Any, Any]) -> Any:
+    """The payload of the uint64 values ``v``, as a buffer."""
+    u64 = np.uint64
+    if int(v.max()) < 0x80:  # one-byte values only (flags, small ints): they are the bytes
+        return memoryview(v.astype(np.uint8))
+    sizes_by_exponent, cont_by_size = tables
+    # Sizes: bytes 1-8 from the bit length, read off the float64 exponent of
+    # the value as an int64 (exact below 2**53; above, any rounding stays
+    # within size 8 or 9, which the comparison decides); negatives (and
+    # uint64 values from 2**63) are 9 + 1.
+    t = v.view(np.int64).astype(np.float64).view(u64)
+    t >>= u64(52)
+    sizes = sizes_by_exponent.take(t.view(np.int64))
+    sizes += v >= u64(1 << 56)
+    starts = np.cumsum(sizes)
+    total = int(starts[-1])
+    starts -= sizes
+    # Bytes 0-7: the 7-bit groups 0-7 spread one a byte, in three steps.
+    lo = np.bitwise_and(v, u64(_LOW56))
+    for high, shift in _SPREAD:
+        np.bitwise_and(lo, u64(high), out=t)
+        lo ^= t
+        t <<= u64(shift)
+        lo |= t
+    lo |= cont_by_size.take(sizes)
+    # Bytes 8-9: bits 56-62, with bit 63 as both its continuation bit and byte 9.
+    hi = np.right_shift(v, u64(56))
+    np.bitwise_and(hi, u64(0x80), out=t)
+    t <<= u64(1)
+    hi += t
+    # Each value's 10 bytes at its offset span up to three words: word
+    # starts // 8 and the next two, shifted by 8 * (starts % 8) bits.
+    words = np.zeros((total >> 3) + 3, u64)
+    index = starts >> 3
+    shift = starts.view(u64)
+    shift &= u64(7)
+    shift <<= u64(3)
+    np.left_shift(lo, shift, out=t)
+    np.add.at(words, index, t)
+    back = np.subtract(u64(64), shift, out=sizes.view(u64))  # shifts of 64 give 0
+    lo >>= back
+    np.right_shift(hi, back, out=t)  # byte 9 when it lands in the third word
+    hi <<= shift
+    lo |= hi
+    index += 1
+    np.add.at(words, index, lo)
+    third = np.flatnonzero(t != 0)  # 10-byte varints starting at byte 7 of a word
+    if len(third):
+        words[index.take(third) + 1] += t.take(third)
     if sys.byteorder == "big":  # pragma: no cover - exercised on big-endian hosts only
-        u = u.byteswap()
-    parts = []
-    column = np.arange(10)
-    for lo in range(0, len(u), SLICE):
-        v = u[lo : lo + SLICE]
-        sizes = np.ones(len(v), np.int64)
-        for k in range(1, 10):
-            sizes += v >= np.uint64(1 << (7 * k))
-        table = np.empty((len(v), 10), np.uint8)
-        for k in range(10):
-            table[:, k] = (v >> np.uint64(7 * k)).astype(np.uint8) | 0x80
-        table[np.arange(len(v)), sizes - 1] &= 0x7F  # the last byte has no continuation bit
-        parts.append(table[column < sizes[:, None]].tobytes())
-    return b"".join(parts)
+        words.byteswap(inplace=True)
+    return memoryview(words.view(np.uint8)[:total])
+
+
+_LOW56 = (1 << 56) - 1
+# Spreading 56 bits into 8 bytes of 7: each step moves the upper half of
+# every lane up by ``shift`` bits (the inverse of decode's ``_STEPS``).
+_SPREAD = [(0x00FFFFFFF0000000, 4), (0x0FFFC0000FFFC000, 2), (0x3F803F803F803F80, 1)]
+_TABLES: list[Any] = []
+
+
+def _encode_tables(np: Any) -> tuple[Any, Any]:
+    """Made once: varint size by float64 sign and exponent, and bytes 0-7's
+    continuation bits by varint size."""
+    if not _TABLES:
+        sizes = np.empty(1 << 12, np.int64)
+        for bits in range(1 << 12):
+            if bits >= 1 << 11:  # negative
+                sizes[bits] = 9
+            else:  # 0 for 0.0, else a power of two with this bit length
+                length = min(max(bits - 1022, 0), 56)
+                sizes[bits] = max(1, -(-length // 7))
+        cont = np.array([0] + [(1 << 8 * min(size - 1, 8)) - 1 for size in range(1, 11)], np.uint64)
+        cont &= np.uint64(_TOP_BITS[8])
+        _TABLES.extend([sizes, cont])
+    return _TABLES[0], _TABLES[1]
