@@ -53,9 +53,9 @@ def decode(np: Any, chunk: bytes, out: Any) -> bool:
     Work is per value, not per byte: each varint's first bytes are read as
     one little-endian word, the bytes of the following varints are masked
     off, and the 7-bit groups are packed together by bit-lane steps.  Where
-    no varint is longer than 4 bytes, 4-byte words and two steps do: the
-    first window's lengths choose, and after a window that needed no more
-    they are tried without measuring lengths.
+    no varint is longer than 4 bytes, 4-byte words and two steps do: they
+    are tried first after a window that needed no more, or where varints
+    are 3 bytes long or less on average, else the lengths choose.
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
@@ -95,8 +95,11 @@ def _decode_window(
     used = int(bounds[-1])
     starts = bounds[:-1]
     x = None
-    if size == 4:  # no lengths needed if every 4-byte word holds a last byte
+    if size == 4 or used <= 3 * len(starts):
+        # After a window of 4-byte lanes, or with 3 bytes a varint or fewer
+        # on average: no lengths needed if every 4-byte word holds a last byte.
         x = _own_words(np, chunk, a, lo, used, starts, 4)
+        size = 4
     if x is None:  # the lengths choose the lane width, and find the too long
         lengths = np.subtract(bounds[1:], starts)
         longest = int(np.maximum.reduce(lengths))

@@ -284,3 +284,22 @@ def _loop_decode_into(payload: bytes, out: array[int]) -> None:
     field = {"q": "int64_data", "Q": "uint64_data", INT32: "int32_data"}[out.typecode]
     number = {"int64_data": 7, "uint64_data": 11, "int32_data": 5}[field]
     out.extend(getattr(onnxdata.TensorProto.decode(wk.f_len(number, payload)), field))
+
+
+@pytest.mark.parametrize("long_value", [2**28, 2**35, 2**56 - 1, 2**56, 2**63 - 1, -1])
+@pytest.mark.parametrize("window", [16, 64, 1 << 19])
+def test_numpy_decode_short_on_average_with_one_long_varint(
+    long_value: int, window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows of 4-byte lanes tried first (3 bytes a varint or fewer on
+    average) that hold a longer varint, then windows that do not."""
+    from onnxdata import _npvarints as npvarints
+
+    monkeypatch.setattr(npvarints, "WINDOW", window)
+    values = [1, 300, 5] * 40 + [long_value] + [7, 2**20] * 60 + [long_value] + [0] * 30
+    expected = array("q")
+    with varint_path("loop"):
+        _loop_decode_into(_loop_payload(values), expected)
+    out = array("q")
+    assert npvarints.decode(np, _loop_payload(values), out)
+    assert out == expected == array("q", [v if v < 2**63 else v - 2**64 for v in values])
