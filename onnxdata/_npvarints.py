@@ -227,11 +227,10 @@ def _encode_slice(np: Any, v: Any, tables: tuple[Any, Any]) -> Any:
     np.bitwise_and(v, u64(0x00FFFFFFF0000000), out=t)
     t <<= u64(4)
     lo |= t
-    for high, shift in _SPREAD:
+    for high, shift in _SPREAD:  # moving bits up by s adds them times 2**s - 1
         np.bitwise_and(lo, u64(high), out=t)
-        lo ^= t
-        t <<= u64(shift)
-        lo |= t
+        t *= u64((1 << shift) - 1)
+        lo += t
     lo |= cont_by_size.take(sizes)
     # Each value's bytes at its offset span up to three words: word
     # starts // 8 and the next two, shifted by 8 * (starts % 8) bits.
