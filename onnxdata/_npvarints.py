@@ -239,11 +239,9 @@ def _encode_slice(np: Any, v: Any, tables: tuple[Any, Any]) -> Any:
     shift = starts.view(u64)
     shift &= u64(7)
     shift <<= u64(3)
-    np.left_shift(lo, shift, out=t)
-    np.add.at(words, index, t)
+    first = np.left_shift(lo, shift)
     back = np.subtract(u64(64), shift, out=sizes.view(u64))  # shifts of 64 give 0
     lo >>= back
-    index += 1
     if largest >= 1 << 56:  # 9- and 10-byte varints
         # Bytes 8-9: bits 56-62, with bit 63 as both its continuation bit and byte 9.
         hi = np.right_shift(v, u64(56))
@@ -255,11 +253,43 @@ def _encode_slice(np: Any, v: Any, tables: tuple[Any, Any]) -> Any:
         lo |= hi
         third = np.flatnonzero(t != 0)  # 10-byte varints starting at byte 7 of a word
         if len(third):
-            words[index.take(third) + 1] += t.take(third)
-    np.add.at(words, index, lo)
+            words[index.take(third) + 2] += t.take(third)
+    _add_to_words(np, words, index, first, lo)
     if sys.byteorder == "big":  # pragma: no cover - exercised on big-endian hosts only
         words.byteswap(inplace=True)
     return memoryview(words.view(np.uint8)[:total])
+
+
+def _add_to_words(np: Any, words: Any, index: Any, first: Any, second: Any) -> None:
+    """``words[index] += first`` and ``words[index + 1] += second``, where
+    ``index`` repeats (several values share a word) and never decreases."""
+    if _fast_add_at(np):
+        np.add.at(words, index, first)
+        index += 1
+        np.add.at(words, index, second)
+        return
+    # numpy before 1.25 runs ufunc.at per element: sum each word's run instead.
+    runs = np.flatnonzero(index[1:] != index[:-1])
+    runs += 1
+    runs = np.concatenate((np.zeros(1, runs.dtype), runs))
+    at = index.take(runs)
+    words[at] += np.add.reduceat(first, runs)
+    at += 1
+    words[at] += np.add.reduceat(second, runs)
+
+
+_FAST_ADD_AT: list[bool] = []
+
+
+def _fast_add_at(np: Any) -> bool:
+    """Whether ``ufunc.at`` has its fast loops (numpy 1.25 and later)."""
+    if not _FAST_ADD_AT:
+        try:
+            major, minor = (int(part) for part in np.__version__.split(".")[:2])
+        except ValueError:  # pragma: no cover - an unusual version string
+            major, minor = 0, 0
+        _FAST_ADD_AT.append((major, minor) >= (1, 25))
+    return _FAST_ADD_AT[0]
 
 
 # Spreading groups 0-3 and 4-7 (32 bits apart) into bytes of 7 bits: each

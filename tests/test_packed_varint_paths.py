@@ -193,6 +193,15 @@ def _np_encode(values: list[int], code: str) -> bytes:
     return npvarints.encode(np, array(code, values), code)
 
 
+@pytest.fixture(params=[True, False], ids=["ufunc.at", "reduceat"])
+def add_at(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways of adding the encoder's words: numpy 1.25+'s and older numpy's."""
+    from onnxdata import _npvarints as npvarints
+
+    monkeypatch.setattr(npvarints, "_FAST_ADD_AT", [request.param])
+
+
+@pytest.mark.usefixtures("add_at")
 @pytest.mark.parametrize("code", list(NP_FIELDS))
 @pytest.mark.parametrize("slice_size", [1, 7, 8, 9, 64, 1 << 16])
 def test_numpy_encode_is_the_loops_at_every_edge(
@@ -206,6 +215,7 @@ def test_numpy_encode_is_the_loops_at_every_edge(
         assert _np_encode(values, code) == _loop_payload(values)
 
 
+@pytest.mark.usefixtures("add_at")
 @pytest.mark.parametrize("before", range(16))
 def test_numpy_encode_ten_byte_varints_at_every_word_offset(before: int) -> None:
     # The 10th byte of a varint starting at byte 7 of a 64-bit word lands two words on.
