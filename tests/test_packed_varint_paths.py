@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from array import array
 
+import numpy as np
 import onnx
 import pytest
 import wirekit as wk
@@ -163,8 +164,6 @@ def test_encode_errors_in_lists_are_the_loops(
 
 
 # -- the numpy path (onnxdata/_npvarints.py) against the per-value loop ------------------------
-
-np = pytest.importorskip("numpy")
 
 # Every varint length's edges (2**(7k) and its neighbours), the float64
 # rounding edges of the size computation (2**53.., 2**56 - 8.., 2**63 - 512..),
