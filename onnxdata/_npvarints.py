@@ -53,9 +53,9 @@ def decode(np: Any, chunk: bytes, out: Any) -> bool:
     Work is per value, not per byte: each varint's first bytes are read as
     one little-endian word, the bytes of the following varints are masked
     off, and the 7-bit groups are packed together by bit-lane steps.  Where
-    no varint is longer than 4 bytes, 4-byte words and two steps do; they
-    are tried first, and after a window that needed no more, without
-    measuring lengths.
+    no varint is longer than 4 bytes, 4-byte words and two steps do: they
+    are tried first after a window that needed no more, or where varints
+    are 3 bytes long or less on average, else the lengths choose.
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
@@ -64,7 +64,7 @@ def decode(np: Any, chunk: bytes, out: Any) -> bool:
         return True
     size0 = len(out)
     lo = 0
-    size = 4  # the lane width of the last window, tried first
+    size = 8  # the lane width of the last window: 4 is tried first
     try:
         while lo < len(a):
             used, size = _decode_window(np, chunk, a, lo, item, out, size)
@@ -95,15 +95,18 @@ def _decode_window(
     used = int(bounds[-1])
     starts = bounds[:-1]
     x = None
-    if size == 4:  # no lengths needed if every 4-byte word holds a last byte
-        words, x = _own_words(np, chunk, a, lo, used, starts, 4)
+    if size == 4 or used <= 3 * len(starts):
+        # After a window of 4-byte lanes, or with 3 bytes a varint or fewer
+        # on average: no lengths needed if every 4-byte word holds a last byte.
+        x = _own_words(np, chunk, a, lo, used, starts, 4)
+        size = 4
     if x is None:  # the lengths choose the lane width, and find the too long
         lengths = np.subtract(bounds[1:], starts)
         longest = int(np.maximum.reduce(lengths))
         if longest > 10:
             raise _BadVarintError
         size = 4 if longest <= 4 else 8
-        words, x = _own_words(np, chunk, a, lo, used, starts, size)
+        x = _own_words(np, chunk, a, lo, used, starts, size)
     lane = x.dtype
     t = np.empty_like(x)
     (high, shift), *steps = _STEPS[size]
@@ -116,18 +119,15 @@ def _decode_window(
         t >>= lane.type(shift)
         x |= t
     if size == 8 and longest > 8:
-        _add_top_bits(np, words, starts, lengths, x)
+        _add_top_bits(np, a, lo, starts, lengths, x)
     # int32 keeps the low 32 bits; 4-byte lanes widen for int64/uint64.
     out.frombytes(memoryview(x.astype(item, copy=False)).cast("B"))
     return used, size
 
 
-def _own_words(
-    np: Any, chunk: bytes, a: Any, lo: int, used: int, starts: Any, size: int
-) -> tuple[Any, Any]:
-    """The ``size``-byte words at every byte, and those at ``starts`` holding
-    only their varint's 7-bit groups; with 4-byte words, ``None`` for the
-    latter when a varint is longer than 4 bytes."""
+def _own_words(np: Any, chunk: bytes, a: Any, lo: int, used: int, starts: Any, size: int) -> Any:
+    """The ``size``-byte words at ``starts``, holding only their varint's
+    7-bit groups; with 4-byte words, ``None`` when a varint is longer."""
     lane = np.dtype(f"<u{size}")
     # The word at every byte, made contiguous once: take() from a strided
     # array makes a whole contiguous copy on every call.  The last words of
@@ -141,8 +141,8 @@ def _own_words(
         words[inside:] = np.ndarray((used - inside,), lane, tail, 0, (1,))
     x = words.take(starts, mode="wrap")  # "wrap": the indices are known good, skip the checks
     if not _keep_own_bytes(np, x, np.empty_like(x), size == 4):
-        return words, None
-    return words, x
+        return None
+    return x
 
 
 def _keep_own_bytes(np: Any, x: Any, t: Any, check: bool = False) -> bool:
@@ -165,13 +165,22 @@ def _keep_own_bytes(np: Any, x: Any, t: Any, check: bool = False) -> bool:
     return True
 
 
-def _add_top_bits(np: Any, words: Any, starts: Any, lengths: Any, x: Any) -> None:
+def _add_top_bits(np: Any, a: Any, lo: int, starts: Any, lengths: Any, x: Any) -> None:
     """Bits 56-63 of the 9- and 10-byte varints, from their 9th and 10th bytes."""
     long = np.flatnonzero(lengths > 8)
-    top = words.take(starts.take(long) + 8)
-    _keep_own_bytes(np, top, np.empty_like(top))
-    top -= (top & np.uint64(0xFF00)) >> np.uint64(1)  # 9th | 10th << 7
-    # The 10th byte keeps only bit 63, as upb: the shift drops its other bits.
+    at = starts.take(long)
+    at += lo + 8
+    ninth = a.take(at)
+    at += 1
+    # Past the payload's end only after a last varint of 9 bytes, whose 10th
+    # byte is not its own: ``ninth >> 7`` is 0 then.
+    tenth = a.take(at, mode="clip")
+    # The 10th byte keeps only bit 63, as upb: its other bits are dropped.
+    tenth &= ninth >> 7
+    tenth <<= 7
+    ninth &= 0x7F
+    ninth |= tenth
+    top = ninth.astype(np.uint64)
     top <<= np.uint64(56)
     top |= x.take(long)
     x[long] = top
@@ -180,26 +189,128 @@ def _add_top_bits(np: Any, words: Any, starts: Any, lengths: Any, x: Any) -> Non
 def encode(np: Any, values: Any, code: str) -> bytes:
     """The packed varint payload of an ``array`` of int32, int64 or uint64 values.
 
-    Each value's 10 possible bytes go in a row of an (n, 10) table; keeping
-    the bytes each value needs, row by row, is the payload.
+    Per value, not per byte: each value's 7-bit groups are spread over the
+    bytes of a 64-bit word (bytes 0-7) and a second one (bytes 8-9), with
+    their continuation bits; the payload, read as little-endian 64-bit words,
+    is then the sum of those words shifted to their byte offsets (each value
+    adds its own bytes only, so the sum is exact in any order).
     """
     if code == "Q":
         u = np.frombuffer(values, np.uint64)
     else:  # int32 and int64: negatives become 10-byte two's complement varints
         u = np.frombuffer(values, np.int32 if values.itemsize == 4 else np.int64)
         u = u.astype(np.int64).view(np.uint64)
+    tables = _encode_tables(np)
+    slices = [_encode_slice(np, u[lo : lo + SLICE], tables) for lo in range(0, len(u), SLICE)]
+    return b"".join(slices)
+
+
+def _encode_slice(np: Any, v: Any, tables: tuple[Any, Any]) -> Any:
+    """The payload of the uint64 values ``v``, as a buffer."""
+    u64 = np.uint64
+    largest = int(v.max())
+    if largest < 0x80:  # one-byte values only (flags, small ints): they are the bytes
+        return memoryview(v.astype(np.uint8))
+    sizes_by_exponent, cont_by_size = tables
+    # Sizes from the bit length, read off the float64 exponent of the value
+    # as an int64, shifted right by 3: exact below 2**56 (2**53 after the
+    # shift); above, any rounding stays within size 9.  Negatives (and uint64
+    # values from 2**63) are 10.
+    t = np.right_shift(v.view(np.int64), 3).astype(np.float64).view(u64)
+    t >>= u64(52)
+    sizes = sizes_by_exponent.take(t.view(np.int64))
+    starts = np.cumsum(sizes)
+    total = int(starts[-1])
+    starts -= sizes
+    # Bytes 0-7: the 7-bit groups 0-7 spread one a byte, in three steps.
+    lo = np.bitwise_and(v, u64(0x0FFFFFFF))
+    np.bitwise_and(v, u64(0x00FFFFFFF0000000), out=t)
+    t <<= u64(4)
+    lo |= t
+    for high, shift in _SPREAD:  # moving bits up by s adds them times 2**s - 1
+        np.bitwise_and(lo, u64(high), out=t)
+        t *= u64((1 << shift) - 1)
+        lo += t
+    lo |= cont_by_size.take(sizes)
+    # Each value's bytes at its offset span up to three words: word
+    # starts // 8 and the next two, shifted by 8 * (starts % 8) bits.
+    words = np.zeros((total >> 3) + 3, u64)
+    index = starts >> 3
+    shift = starts.view(u64)
+    shift &= u64(7)
+    shift <<= u64(3)
+    first = np.left_shift(lo, shift)
+    back = np.subtract(u64(64), shift, out=sizes.view(u64))  # shifts of 64 give 0
+    lo >>= back
+    if largest >= 1 << 56:  # 9- and 10-byte varints
+        # Bytes 8-9: bits 56-62, with bit 63 as both its continuation bit and byte 9.
+        hi = np.right_shift(v, u64(56))
+        np.bitwise_and(hi, u64(0x80), out=t)
+        t <<= u64(1)
+        hi += t
+        np.right_shift(hi, back, out=t)  # byte 9 when it lands in the third word
+        hi <<= shift
+        lo |= hi
+        third = np.flatnonzero(t != 0)  # 10-byte varints starting at byte 7 of a word
+        if len(third):
+            words[index.take(third) + 2] += t.take(third)
+    _add_to_words(np, words, index, first, lo)
     if sys.byteorder == "big":  # pragma: no cover - exercised on big-endian hosts only
-        u = u.byteswap()
-    parts = []
-    column = np.arange(10)
-    for lo in range(0, len(u), SLICE):
-        v = u[lo : lo + SLICE]
-        sizes = np.ones(len(v), np.int64)
-        for k in range(1, 10):
-            sizes += v >= np.uint64(1 << (7 * k))
-        table = np.empty((len(v), 10), np.uint8)
-        for k in range(10):
-            table[:, k] = (v >> np.uint64(7 * k)).astype(np.uint8) | 0x80
-        table[np.arange(len(v)), sizes - 1] &= 0x7F  # the last byte has no continuation bit
-        parts.append(table[column < sizes[:, None]].tobytes())
-    return b"".join(parts)
+        words.byteswap(inplace=True)
+    return memoryview(words.view(np.uint8)[:total])
+
+
+def _add_to_words(np: Any, words: Any, index: Any, first: Any, second: Any) -> None:
+    """``words[index] += first`` and ``words[index + 1] += second``, where
+    ``index`` repeats (several values share a word) and never decreases."""
+    if _fast_add_at(np):
+        np.add.at(words, index, first)
+        index += 1
+        np.add.at(words, index, second)
+        return
+    # numpy before 1.25 runs ufunc.at per element: sum each word's run instead.
+    runs = np.flatnonzero(index[1:] != index[:-1])
+    runs += 1
+    runs = np.concatenate((np.zeros(1, runs.dtype), runs))
+    at = index.take(runs)
+    words[at] += np.add.reduceat(first, runs)
+    at += 1
+    words[at] += np.add.reduceat(second, runs)
+
+
+_FAST_ADD_AT: list[bool] = []
+
+
+def _fast_add_at(np: Any) -> bool:
+    """Whether ``ufunc.at`` has its fast loops (numpy 1.25 and later)."""
+    if not _FAST_ADD_AT:
+        try:
+            major, minor = (int(part) for part in np.__version__.split(".")[:2])
+        except ValueError:  # pragma: no cover - an unusual version string
+            major, minor = 0, 0
+        _FAST_ADD_AT.append((major, minor) >= (1, 25))
+    return _FAST_ADD_AT[0]
+
+
+# Spreading groups 0-3 and 4-7 (32 bits apart) into bytes of 7 bits: each
+# step moves the upper half of every lane up by ``shift`` bits (the inverse
+# of decode's ``_STEPS``).
+_SPREAD = [(0x0FFFC0000FFFC000, 2), (0x3F803F803F803F80, 1)]
+_TABLES: list[Any] = []
+
+
+def _encode_tables(np: Any) -> tuple[Any, Any]:
+    """Made once: varint size by float64 sign and exponent, and bytes 0-7's
+    continuation bits by varint size."""
+    if not _TABLES:
+        sizes = np.empty(1 << 12, np.int64)
+        for bits in range(1 << 12):
+            if bits >= 1 << 11:  # negative
+                sizes[bits] = 10
+            else:  # 0 for 0.0, else a power of two: the value's bit length - 3
+                length = bits - 1022 + 3 if bits else 0
+                sizes[bits] = min(max(1, -(-length // 7)), 9)
+        cont = np.array([0] + [(1 << 8 * min(size - 1, 8)) - 1 for size in range(1, 11)], np.uint64)
+        cont &= np.uint64(_TOP_BITS[8])
+        _TABLES.extend([sizes, cont])
+    return _TABLES[0], _TABLES[1]

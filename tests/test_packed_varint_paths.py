@@ -1,4 +1,4 @@
-"""Packed varints in blocks with the standard library (onnxdata/_lanes.py).
+"""Packed varints in blocks, with the standard library (onnxdata/_lanes.py) and numpy.
 
 Every case runs on the block path (``varint_path("python")``: numpy hidden,
 thresholds at 1) and on the per-value loops (``"loop"``), and both must give
@@ -6,16 +6,26 @@ the oracle's bytes, values, and errors.  The values sit on the edges the bit
 lanes care about: each varint length (127/128, 2**(7k) - 1 / 2**(7k)), the
 int64/uint64/int32 extremes, zeros (written through a placeholder), and
 block sizes around the powers of two and ``BLOCK``.
+
+The numpy section compares ``_npvarints.encode``/``decode`` with the loop's
+bytes on the edges its arithmetic cares about (each length, the float64
+rounding edges of its size computation, 10-byte varints at every offset in a
+64-bit word), on slices and windows of every small size, and as hypothesis
+properties, malformed payloads leaving the array as it was.
 """
 
 from __future__ import annotations
 
 from array import array
 
+import numpy as np
 import onnx
 import pytest
 import wirekit as wk
 from google.protobuf.message import DecodeError as OracleDecodeError
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from message_strategies import scaled
 from oracle import to_oracle, varint_path
 
 import onnxdata
@@ -151,3 +161,154 @@ def test_encode_errors_in_lists_are_the_loops(
         messages.append((type(info.value), str(info.value)))
         assert info.value.path == path  # type: ignore[attr-defined]
     assert messages[0] == messages[1]
+
+
+# -- the numpy path (onnxdata/_npvarints.py) against the per-value loop ------------------------
+
+# Every varint length's edges (2**(7k) and its neighbours), the float64
+# rounding edges of the size computation (2**53.., 2**56 - 8.., 2**63 - 512..),
+# and the extremes of each type.
+NP_EDGES = sorted(
+    {0, 1, 2, 126, 127, 128, 129}
+    | {(1 << 7 * k) + d for k in range(2, 10) for d in (-2, -1, 0, 1)}
+    | {(1 << 53) + d for d in (-1, 0, 1, 2, 3)}
+    | {(1 << 56) - d for d in range(1, 10)}
+    | {(1 << 63) - d for d in (1, 2, 255, 256, 257, 511, 512, 513, 1024)}
+)
+NP_FIELDS = {
+    "q": [v for v in NP_EDGES if v < 1 << 63] + [-v for v in NP_EDGES if v <= 1 << 63],
+    "Q": NP_EDGES + [(1 << 63) + d for d in (0, 1, 512)] + [2**64 - d for d in (1, 2, 129)],
+    INT32: [v for v in NP_EDGES if v < 1 << 31] + [-v for v in NP_EDGES if v <= 1 << 31],
+}
+
+
+def _loop_payload(values: list[int]) -> bytes:
+    return b"".join(wk.varint(v) for v in values)
+
+
+def _np_encode(values: list[int], code: str) -> bytes:
+    from onnxdata import _npvarints as npvarints
+
+    return npvarints.encode(np, array(code, values), code)
+
+
+@pytest.fixture(params=[True, False], ids=["ufunc.at", "reduceat"])
+def add_at(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways of adding the encoder's words: numpy 1.25+'s and older numpy's."""
+    from onnxdata import _npvarints as npvarints
+
+    monkeypatch.setattr(npvarints, "_FAST_ADD_AT", [request.param])
+
+
+@pytest.mark.usefixtures("add_at")
+@pytest.mark.parametrize("code", list(NP_FIELDS))
+@pytest.mark.parametrize("slice_size", [1, 7, 8, 9, 64, 1 << 16])
+def test_numpy_encode_is_the_loops_at_every_edge(
+    code: str, slice_size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from onnxdata import _npvarints as npvarints
+
+    monkeypatch.setattr(npvarints, "SLICE", slice_size)
+    edges = NP_FIELDS[code]
+    for values in (edges, _mix(edges, 3000), list(reversed(edges))):
+        assert _np_encode(values, code) == _loop_payload(values)
+
+
+@pytest.mark.usefixtures("add_at")
+@pytest.mark.parametrize("before", range(16))
+def test_numpy_encode_ten_byte_varints_at_every_word_offset(before: int) -> None:
+    # The 10th byte of a varint starting at byte 7 of a 64-bit word lands two words on.
+    for filler in (1, 300, 2**21, 2**56 - 1):
+        values = [filler] * before + [-1, -(2**62), 2**63 - 1, -1] + [5] * 3
+        assert _np_encode(values, "q") == _loop_payload(values)
+
+
+def test_numpy_encode_one_byte_slices_next_to_long_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    from onnxdata import _npvarints as npvarints
+
+    monkeypatch.setattr(npvarints, "SLICE", 16)
+    values = [0, 127] * 24 + [-1] + [1] * 15 + [128] + [0] * 40
+    assert _np_encode(values, "q") == _loop_payload(values)
+
+
+_NP_VALUES = st.one_of(
+    st.sampled_from(NP_FIELDS["q"]),
+    st.integers(-(2**63), 2**63 - 1),
+    st.integers(0, 127),
+    st.integers(-(2**40), 2**40),
+)
+
+
+@settings(max_examples=scaled(0.4))
+@given(values=st.lists(_NP_VALUES, min_size=1, max_size=300), slice_size=st.integers(1, 40))
+def test_numpy_encode_property(values: list[int], slice_size: int) -> None:
+    from onnxdata import _npvarints as npvarints
+
+    saved = npvarints.SLICE
+    npvarints.SLICE = slice_size
+    try:
+        assert _np_encode(values, "q") == _loop_payload(values)
+        assert _np_encode([v & (2**64 - 1) for v in values], "Q") == _loop_payload(
+            [v & (2**64 - 1) for v in values]
+        )
+    finally:
+        npvarints.SLICE = saved
+
+
+@settings(max_examples=scaled(0.4))
+@given(
+    values=st.lists(_NP_VALUES, min_size=1, max_size=300),
+    pad=st.lists(st.integers(0, 9), min_size=1, max_size=300),
+    window=st.integers(10, 64),  # a window holds at least one whole varint
+    code=st.sampled_from(["q", "Q", INT32]),
+)
+def test_numpy_decode_property(values: list[int], pad: list[int], window: int, code: str) -> None:
+    """Over-long varints too (padded with continuation bytes), in small windows."""
+    from onnxdata import _npvarints as npvarints
+
+    payload = b"".join(
+        wk.varint(v, max(len(wk.varint(v)), min(10, len(wk.varint(v)) + pad[i % len(pad)])))
+        for i, v in enumerate(values)
+    )
+    expected = array(code)
+    with varint_path("loop"):
+        _loop_decode_into(payload, expected)
+    saved = npvarints.WINDOW
+    npvarints.WINDOW = window
+    try:
+        out = array(code, [7])
+        assert npvarints.decode(np, payload, out)
+        assert out[1:] == expected
+        # Malformed: cut inside the last varint, or an 11-byte varint at the end.
+        for bad in (payload + b"\x80", payload + b"\xff" * 10 + b"\x01"):
+            out = array(code, [7, 8])
+            assert not npvarints.decode(np, bad, out)
+            assert out == array(code, [7, 8])
+    finally:
+        npvarints.WINDOW = saved
+
+
+def _loop_decode_into(payload: bytes, out: array[int]) -> None:
+    """The loop's decoding of ``payload`` into ``out``, through the public decoder."""
+    field = {"q": "int64_data", "Q": "uint64_data", INT32: "int32_data"}[out.typecode]
+    number = {"int64_data": 7, "uint64_data": 11, "int32_data": 5}[field]
+    out.extend(getattr(onnxdata.TensorProto.decode(wk.f_len(number, payload)), field))
+
+
+@pytest.mark.parametrize("long_value", [2**28, 2**35, 2**56 - 1, 2**56, 2**63 - 1, -1])
+@pytest.mark.parametrize("window", [16, 64, 1 << 19])
+def test_numpy_decode_short_on_average_with_one_long_varint(
+    long_value: int, window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows of 4-byte lanes tried first (3 bytes a varint or fewer on
+    average) that hold a longer varint, then windows that do not."""
+    from onnxdata import _npvarints as npvarints
+
+    monkeypatch.setattr(npvarints, "WINDOW", window)
+    values = [1, 300, 5] * 40 + [long_value] + [7, 2**20] * 60 + [long_value] + [0] * 30
+    expected = array("q")
+    with varint_path("loop"):
+        _loop_decode_into(_loop_payload(values), expected)
+    out = array("q")
+    assert npvarints.decode(np, _loop_payload(values), out)
+    assert out == expected == array("q", [v if v < 2**63 else v - 2**64 for v in values])
