@@ -165,6 +165,7 @@ class FieldSpec:
 
     __slots__ = (
         "_message",
+        "_messages",
         "bounds",
         "default",
         "default_factory",
@@ -234,6 +235,7 @@ class FieldSpec:
         self.type: Any = None
         self.enum: type[IntEnum] | None = None
         self._message: Any = None
+        self._messages: Any = None  # the RepeatedMessages class, once resolved
 
     def __repr__(self) -> str:
         label = "repeated" if self.repeated else "optional"
@@ -272,7 +274,12 @@ class FieldSpec:
         if self.typecode is not None:
             return to_scalars(self.typecode, value)
         if self.message_name is not None:
-            return to_messages(message_list(self.message), value)
+            made = self._messages
+            if made is None:
+                made = self._messages = message_list(self.message)
+            if type(value) is list:  # the usual value: a plain list, copied
+                return made(value)
+            return to_messages(made, value)
         return value
 
     def tag_for(self, wire_type: int) -> bytes:
