@@ -39,8 +39,9 @@ the reference reading, a reason for the reference's rejection, or an outcome of
 the parser under test.  Both sides get the same feedback.
 
 A divergence class is its kind (the parser accepts what protobuf rejects and
-why, rejects with which exception where, reads a different value, loses or adds
-presence, changes float bits, reads a different count) and the field path with
+why, rejects with which exception where, reads a different value, holds a value of
+another type (``onnxdata.fuzz.WrongType``), loses or adds presence, changes float
+bits, reads a different count) and the field path with
 indices removed.  A cause is the same without the path.  For each (parser,
 source, seed) the script records the execution at which each class and each
 cause is first seen, and the shortest input of each cause.  It prints, as
@@ -172,6 +173,13 @@ def classify(exc: fuzz.Disagreement, root: type[onnxdata.Message]) -> tuple[str,
         return cause, cause
     path = strip_indices(exc.path)
     f = field_of(root, exc.path)
+    if isinstance(exc.parsed, fuzz.WrongType):  # an int where bytes belong, a list in data_type
+        if f is None:
+            cause = "a result of another type than a message"
+        else:
+            how = "repeated" if f.repeated else "singular"
+            cause = f"value of another type in a {how} {f.kind} field"
+        return cause, f"value of another type @ {path}"
     whole = f is not None and f.repeated and not exc.path.endswith("]")
     if path.endswith(" (count)") or whole:
         kind = "count"  # an empty repeated field is absent from a reading
@@ -191,65 +199,10 @@ def classify(exc: fuzz.Disagreement, root: type[onnxdata.Message]) -> tuple[str,
 Check = Callable[[type[onnxdata.Message], bytes], "tuple[str, str] | None"]
 
 
-_PYTHON_TYPES = {"string": (str, bytes), "bytes": (bytes,), "float": (float, int),
-                 "double": (float, int)}  # fmt: skip
-
-
-def wrong_type(obj: Any, spec: Any, path: str) -> str:
-    """The path of the first field whose value is not of its kind's Python type."""
-    if not hasattr(obj, "__dataclass_fields__"):
-        return ""  # protobuf's messages are serialized by check_parser
-    for f in spec.fields:
-        value = getattr(obj, f.name, None)
-        if value is None:
-            continue
-        if f.kind == MESSAGE:
-            for k, item in enumerate(value if f.repeated else [value]):
-                found = wrong_type(item, spec_of(f.message), f"{path}.{f.name}[{k}]")
-                if found:
-                    return found
-            continue
-        types = _PYTHON_TYPES.get(f.kind, (int,))
-        if not f.repeated:
-            if not isinstance(value, types):
-                return f"{path}.{f.name}"
-        elif (isinstance(value, (str, bytes)) or not hasattr(value, "__iter__")) or any(
-            not isinstance(v, types) for v in value
-        ):
-            return f"{path}.{f.name}"
-    return ""
-
-
-def accepts(root: type[onnxdata.Message], data: bytes) -> bool:
-    try:
-        root.decode(data)
-    except onnxdata.DecodeError:
-        return False
-    return True
-
-
 def message_check(parse_for: dict[Any, Callable[[bytes], Any]]) -> Check:
     def check(root: type[onnxdata.Message], data: bytes) -> tuple[str, str] | None:
-        parse = parse_for[root]
         try:
-            result, error = parse(data), None
-        except Exception as exc:
-            result, error = None, exc
-        if error is None:
-            path = wrong_type(result, spec_of(root), spec_of(root).name)
-            if path and accepts(root, data):
-                # check_parser cannot compare a value of another type (a list where a number
-                # belongs, an int where bytes belong): classified here
-                cause = f"value of another type in a singular {field_kind(root, path)} field"
-                return cause, f"value of another type @ {strip_indices(path)}"
-
-        def parsed(_: bytes) -> Any:
-            if error is not None:
-                raise error
-            return result
-
-        try:
-            fuzz.check_parser(parsed, data, message=root, presence=True)
+            fuzz.check_parser(parse_for[root], data, message=root, presence=True)
         except fuzz.Disagreement as exc:
             return classify(exc, root)
         return None
