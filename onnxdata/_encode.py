@@ -453,7 +453,6 @@ _LOCK = allocate_lock()
 _FUNCTION = """\
 def {function}(m, out, depth):
     size = 0
-    name = ""
     try:
 {blocks}
         name = "unknown_fields"
@@ -461,10 +460,34 @@ def {function}(m, out, depth):
         if type(unknown) is not bytes or unknown:
             size += trailer(m, out, depth)
     except EncodeError as err:
-        attach(err, name)
+        attach(err, FIELD_AT.get(err.__traceback__.tb_lineno, ""))
         raise
     return size
 """
+
+_NAMING = 'name = "'
+
+
+def _field_lines(source: str) -> tuple[str, dict[int, str]]:
+    """``source`` without its ``name = "field"`` lines, and the field each
+    remaining line belongs to, by line number.
+
+    The generator writes each field's block after such a line; naming the
+    field on an error by the line it was raised at (the traceback's, in the
+    encoder's frame) costs nothing until there is an error, where a local
+    set before every field cost a store per field of every message.
+    """
+    kept: list[str] = []
+    field_at: dict[int, str] = {}
+    current = ""
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(_NAMING):
+            current = stripped[len(_NAMING) : -1]
+            continue
+        kept.append(line)
+        field_at[len(kept)] = current
+    return "\n".join(kept) + "\n", field_at
 
 
 def _build(cls: type, plan: bool) -> Encoder:
@@ -525,7 +548,9 @@ def _generate(
     }
     function = f"encode_{spec.name.replace('.', '_')}"
     blocks = "\n".join(_field_block(f, plan, env) for f in spec.numbered)
-    source = _FUNCTION.format(function=function, blocks=_indent(blocks, 8))
+    source, env["FIELD_AT"] = _field_lines(
+        _FUNCTION.format(function=function, blocks=_indent(blocks, 8))
+    )
     code = compile(source, f"<onnxdata encoder {spec.name}{' plan' if plan else ''}>", "exec")
     exec(code, env)
     _SOURCES[spec.cls, plan] = source
