@@ -583,7 +583,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
                 call = f"out.sub(TAG_{name}, v, CLS_{name}, depth)"
             else:
                 call = f"sub(TAG_{name}, v, {which})"
-            return f"{head}v = m.{name}\nif v is not None:\n    size += {call}"
+            return f"{head}if m.{name} is not None:\n    v = m.{name}\n    size += {call}"
         if plan:
             call = f"out.subs(TAG_{name}, values, CLS_{name}, depth)"
             return _repeated(head, f.slot, "list", f"size += {call}")
@@ -647,7 +647,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
             )
         else:
             write = f"b = {checked}\nout.append(b)\nsize += len(b)"
-        return f"{head}v = m.{name}\nif v is not None:\n{_indent(write, 4)}"
+        return f"{head}if m.{name} is not None:\n    v = m.{name}\n{_indent(write, 4)}"
     if kind == "enum":
         assert f.enum is not None and not f.repeated
         env[f"KNOWN_{name}"] = frozenset(int(v) for v in f.enum)
@@ -656,7 +656,7 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
             f"if v not in KNOWN_{name}:  # proto2 enums are closed\n    raise enum_error(v)\n"
             f"b = TAG_{name} + varint(v)\nout.append(b)\nsize += len(b)"
         )
-        return f"{head}v = m.{name}\nif v is not None:\n{_indent(write, 4)}"
+        return f"{head}if m.{name} is not None:\n    v = m.{name}\n{_indent(write, 4)}"
     if kind in ("float", "double"):
         code = "f" if kind == "float" else "d"
         if f.repeated:
@@ -665,14 +665,14 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
                 f"size += length_delimited(TAG_{name}, floats(values, {code!r}), out)",
             )  # fmt: skip
         return (
-            f"{head}v = m.{name}\nif v is not None:\n"
+            f"{head}if m.{name} is not None:\n    v = m.{name}\n"
             f"    b = TAG_{name} + to_float(v, {code!r})\n    out.append(b)\n    size += len(b)"
         )
     if kind == "string":
         if f.repeated:
             return _repeated(head, f.slot, "list", f"size += each_string(TAG_{name}, values, out)")
         return (
-            f"{head}v = m.{name}\nif v is not None:\n"
+            f"{head}if m.{name} is not None:\n    v = m.{name}\n"
             f"    size += length_delimited(TAG_{name}, to_str(v), out)"
         )
     # bytes
@@ -681,14 +681,14 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
     if len(tag) == 1:
         env[f"TAGGED_{name}"] = tagged(tag)
         return (
-            f"{head}v = m.{name}\nif v is not None:\n"
+            f"{head}if m.{name} is not None:\n    v = m.{name}\n"
             f"    if type(v) is bytes and len(v) < 0x80:\n"
             f"        out.append(TAGGED_{name}[len(v)])\n        out.append(v)\n"
             f"        size += 2 + len(v)\n"
             f"    else:\n        size += length_delimited(TAG_{name}, to_bytes(v), out)"
         )
     return (
-        f"{head}v = m.{name}\nif v is not None:\n"
+        f"{head}if m.{name} is not None:\n    v = m.{name}\n"
         f"    size += length_delimited(TAG_{name}, to_bytes(v), out)"
     )
 
@@ -703,7 +703,7 @@ def _repeated(head: str, slot: str, container: str, body: str) -> str:
     else:  # a decode(copy=False) view of a float field is written as it is
         test = "not isinstance(values, array) and type(values) is not memoryview"
     return (
-        f"{head}values = m.{slot}\nif values is not None:\n"
+        f"{head}if m.{slot} is not None:\n    values = m.{slot}\n"
         f"    if {test}:\n        values = items(values)\n"
         f"    if values:\n{_indent(body, 8)}"
     )
