@@ -243,6 +243,33 @@ def _fixed_error(kind: str, buf: Buf, end: int, pos: int) -> DecodeError:
     return DecodeError(f"{kind} at offset {pos} runs past {past_end(buf, end, pos)}", pos)
 
 
+_BRANCH = re.compile(r"(?:el)?if tag == (\d+)\b")
+_CHAIN_INDENT = " " * 12  # the branches' indentation in _LOOP
+
+
+def _field_lines(source: str) -> dict[int, int]:
+    """The number of the field each line of a generated decoder reads, by line
+    number (the lines of no field are left out).
+
+    A field's lines are its branch's (``if tag == ...:``) up to the next
+    branch or the ``else:`` of unknown fields.  An error names its field by
+    the line it was raised at (the traceback's, in the decoder's frame): this
+    costs nothing until there is an error, where keeping the field number in
+    a local cost a shift and a store per field read.
+    """
+    field_at: dict[int, int] = {}
+    current = 0
+    for number, line in enumerate(source.splitlines(), 1):
+        if line.startswith(_CHAIN_INDENT) and not line.startswith(_CHAIN_INDENT + " "):
+            branch = _BRANCH.match(line, len(_CHAIN_INDENT))
+            current = int(branch.group(1)) >> 3 if branch else 0
+        elif not line.startswith(_CHAIN_INDENT):
+            current = 0
+        if current:
+            field_at[number] = current
+    return field_at
+
+
 def _locate(err: DecodeError, msg: Any, fnum: int, fields: dict[int, FieldSpec]) -> None:
     """Add the field being decoded when ``err`` happened to its path."""
     f = fields.get(fnum)
@@ -483,19 +510,15 @@ _LOOP = """\
 def {function}(buf, pos, end, msg, depth, grown):
     unknown = None
     run_start = run_end = -1
-    fnum = 0
     try:
         while pos < end:
             start = pos
             tag = buf[pos]
             pos += 1
             if tag >= 0x80:
-                fnum = 0
                 tag, pos = read_tag(buf, start, end)
-            fnum = tag >> 3
 {branches}
             else:
-                fnum = 0
                 pos = skip_field(buf, start, pos, end, tag, depth)
                 if start != run_end:  # not adjacent to the last unknown field: a new run
                     if run_end >= 0:
@@ -510,7 +533,7 @@ def {function}(buf, pos, end, msg, depth, grown):
             unknown.append(buf[run_start:run_end])
             unknown_fields(msg, unknown, grown)
     except DecodeError as err:
-        locate(err, msg, fnum, FIELDS)
+        locate(err, msg, FIELD_AT.get(err.__traceback__.tb_lineno, 0), FIELDS)
         raise
     except (IndexError, struct.error, OverflowError) as exc:
         raise stray(exc, pos) from exc
@@ -575,6 +598,7 @@ def _generate(
     }
     function = f"decode_{spec.name.replace('.', '_')}"
     source = _LOOP.format(function=function, branches=_branches(spec, copy, env))
+    env["FIELD_AT"] = _field_lines(source)
     code = compile(source, f"<onnxdata decoder {spec.name}{'' if copy else ' views'}>", "exec")
     exec(code, env)
     _SOURCES[spec.cls, copy] = source
