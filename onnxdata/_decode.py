@@ -36,7 +36,7 @@ from array import array
 from . import _gcpause as gcpause
 from ._errors import DecodeError
 from ._messages import Message
-from ._repeated import RepeatedScalars, message_list
+from ._repeated import RepeatedScalars
 from ._schema import KINDS, MESSAGE, MessageSpec, blank_maker, spec_of
 from ._varints import decode_into_array, decode_into_list
 from ._wire import (
@@ -797,7 +797,7 @@ def _field_blocks(
     )
     # The container, made here if this is the field's first element: the class
     # is known by now, one call less than the property's.
-    env[f"list_{name}"] = message_list(f.message)
+    env[f"list_{name}"] = f.messages_class()
     values = (
         f"values = msg.{f.slot}\nif values is None:\n    values = msg.{f.slot} = list_{name}()\n"
     )

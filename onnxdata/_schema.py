@@ -274,13 +274,18 @@ class FieldSpec:
         if self.typecode is not None:
             return to_scalars(self.typecode, value)
         if self.message_name is not None:
-            made = self._messages
-            if made is None:
-                made = self._messages = message_list(self.message)
+            made = self.messages_class()
             if type(value) is list:  # the usual value: a plain list, copied
                 return made(value)
             return to_messages(made, value)
         return value
+
+    def messages_class(self) -> type[RepeatedMessages]:
+        """A MESSAGE field's ``RepeatedMessages`` class, resolved once."""
+        made: type[RepeatedMessages] | None = self._messages
+        if made is None:
+            made = self._messages = message_list(self.message)
+        return made
 
     def tag_for(self, wire_type: int) -> bytes:
         """The encoded tag of this field with ``wire_type`` (packed and unpacked are both read)."""
@@ -590,13 +595,13 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
 def _repeated_property(f: FieldSpec) -> property:
     """The property of a repeated field: its container, made on first access;
     assigning converts the value to the container (``FieldSpec.convert``)."""
-    env: dict[str, Any] = {"make": f.container, "convert": f.convert}
+    env: dict[str, Any] = {"make": list, "convert": f.convert}
     if f.message_name is not None:
         # The element class is resolved on the first call (messages refer to
         # classes defined after them); from then on ``make`` is the container
         # class itself, one call less for every container made.
         def first() -> Any:
-            made = env["make"] = message_list(f.message)
+            made = env["make"] = f.messages_class()
             return made()
 
         env["make"] = first
