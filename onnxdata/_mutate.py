@@ -29,10 +29,9 @@ from typing import Any
 from ._datatypes import DATA_TYPES, element_fields
 from ._messages import TensorProto
 from ._schema import MESSAGE, MessageSpec, spec_of
-from ._wire import MAX_DEPTH
+from ._wire import MASK64, MAX_DEPTH, encode_varint
 
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
-MASK64 = (1 << 64) - 1
 BREAK_SHARE = 0.1  # the share of calls that break the encoding on purpose
 
 INT_EDGES = (0, 1, -1, 2, 127, 128, -(1 << 31), (1 << 31) - 1, 1 << 31, 1 << 32,
@@ -50,13 +49,7 @@ TEXT_EDGES = (b"", b"a", b"x" * 300, "\u00e9\u65e5".encode(), b"\xff\xfe", b"\xc
 
 def varint(v: int) -> bytes:
     """The canonical varint of ``v``; negative values as their 64-bit two's complement."""
-    v &= MASK64
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7F | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
+    return encode_varint(v & MASK64)
 
 
 def overlong(v: int, size: int) -> bytes:
