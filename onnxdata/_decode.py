@@ -37,7 +37,7 @@ from . import _gcpause as gcpause
 from ._errors import DecodeError
 from ._messages import Message
 from ._repeated import RepeatedScalars
-from ._schema import KINDS, MESSAGE, MessageSpec, blank_maker, spec_of
+from ._schema import KINDS, MESSAGE, MessageSpec, blank_maker, blank_source, spec_of
 from ._varints import decode_into_array, decode_into_list
 from ._wire import (
     BIG_ENDIAN,
@@ -88,6 +88,10 @@ FAST_PATHS: dict[tuple[str, str], str] = {
     # A long run of unpacked int64 keys, found by one regular expression and
     # decoded as one packed payload.
     ("MapProto", "keys"): "varint run",
+    # Rarely set in data: tested after the fields every element has.
+    ("SequenceProto", "name"): "last",
+    ("MapProto", "name"): "last",
+    ("OptionalProto", "name"): "last",
 }
 """(message name, field name) -> the specialised block the generator emits for it."""
 
@@ -499,17 +503,24 @@ else:
     v, pos = read_varint(buf, pos, end)
     v = {convert}"""
 
+# A length of one or two bytes is read inline (a nested message of 128 bytes to
+# 16 KiB has two); anything else, and every error, is read_length's.
 _READ_LENGTH = """\
 n = buf[pos] if pos < end else 0x80
 if n < 0x80 and n < end - pos:
     pos += 1
 else:
-    n, pos = read_length(buf, pos, end)"""
+    # (a one-byte length too long for what follows is longer still as a two-byte one)
+    m = buf[pos + 1] if pos + 1 < end else 0x80
+    if m < 0x80 and (k := n & 0x7F | m << 7) <= end - pos - 2:
+        n = k
+        pos += 2
+    else:
+        n, pos = read_length(buf, pos, end)"""
 
 _LOOP = """\
 def {function}(buf, pos, end, msg, depth, grown):
-    unknown = None
-    run_start = run_end = -1
+    run_end = -1  # the end of the last unknown field; ``unknown`` is made with the first
     try:
         while pos < end:
             start = pos
@@ -520,16 +531,14 @@ def {function}(buf, pos, end, msg, depth, grown):
 {branches}
             else:
                 pos = skip_field(buf, start, pos, end, tag, depth)
-                if start != run_end:  # not adjacent to the last unknown field: a new run
-                    if run_end >= 0:
-                        if unknown is None:
-                            unknown = []
-                        unknown.append(buf[run_start:run_end])
+                if run_end < 0:
+                    unknown = []
+                    run_start = start
+                elif start != run_end:  # not adjacent to the last unknown field: a new run
+                    unknown.append(buf[run_start:run_end])
                     run_start = start
                 run_end = pos
         if run_end >= 0:
-            if unknown is None:
-                unknown = []
             unknown.append(buf[run_start:run_end])
             unknown_fields(msg, unknown, grown)
     except DecodeError as err:
@@ -620,12 +629,13 @@ _LOCK = allocate_lock()
 def _branches(spec: MessageSpec, copy: bool, env: dict[str, Any]) -> str:
     """The ``if tag == ...`` branches of a message's loop, one or two per field.
 
-    Fields marked "first" in FAST_PATHS are tested first, then the rest in
-    number order, each field's usual wire form before the other.
+    Fields marked "first" in FAST_PATHS are tested first and those marked
+    "last" last, the rest in number order between them, each field's usual
+    wire form before the other.
     """
 
     def rank(f: FieldSpec) -> tuple[int, int]:
-        return (FAST_PATHS.get((spec.name, f.name)) != "first", f.number)
+        return ({"first": 0, "last": 2}.get(FAST_PATHS.get((spec.name, f.name), ""), 1), f.number)
 
     out = []
     keyword = "if"
@@ -771,14 +781,17 @@ def _field_blocks(
         ]
     # A message.
     sub = f"new_{name}", f"decode_{name}"
+    # An element is made here, not by a call of new_<field>: one call less per element.
+    blank = "\n".join(blank_source(spec_of(f.message), "sub", env, f"{name}_"))
     if not f.repeated:
+        made = "\n".join("    " + line for line in [*blank.splitlines(), f"msg.{name} = sub"])
         return [
             (
                 f"tag == {native}",
                 f"{_READ_LENGTH}\n"
                 "if depth <= 0:\n    raise depth_error(start)\n"
                 f"sub = msg.{name}\n"
-                f"if sub is None:\n    sub = msg.{name} = {sub[0]}()\n"
+                f"if sub is None:\n{made}\n"
                 f"{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n",
             )
         ]
@@ -791,8 +804,7 @@ def _field_blocks(
             )
         ]
     element = (
-        f"{_READ_LENGTH}\n"
-        f"sub = {sub[0]}()\n{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)\n"
+        f"{_READ_LENGTH}\n{blank}\n{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)\n"
         "values.append(sub)\npos += n"
     )
     # The container, made here if this is the field's first element: the class

@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "BYTES",
+    "CROWDED",
     "DOUBLE",
     "ENUM",
     "FLOAT",
@@ -68,6 +69,9 @@ __all__ = [
     "UINT64",
     "FieldSpec",
     "MessageSpec",
+    "alone",
+    "blank_maker",
+    "blank_source",
     "counter",
     "field",
     "held",
@@ -545,8 +549,9 @@ def all_slots(spec: MessageSpec) -> tuple[str, ...]:
     return (*(f.slot for f in spec.fields), UNKNOWN_FIELDS)
 
 
-def _defaults(spec: MessageSpec, env: dict[str, Any]) -> dict[str, str]:
-    """Each slot's default, as an expression over names it puts in ``env``.
+def _defaults(spec: MessageSpec, env: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    """Each slot's default, as an expression over names it puts in ``env``
+    (each starting with ``prefix``).
 
     The one generator of defaults, for ``__init__`` and for the decoder's
     blank messages: a repeated field's slot is ``None`` (no container until
@@ -557,8 +562,8 @@ def _defaults(spec: MessageSpec, env: dict[str, Any]) -> dict[str, str]:
         if f.repeated:
             made[f.slot] = "None"
         else:
-            env[f"default_{f.name}"] = f.default
-            made[f.slot] = f"default_{f.name}"
+            env[f"{prefix}default_{f.name}"] = f.default
+            made[f.slot] = f"{prefix}default_{f.name}"
     made[UNKNOWN_FIELDS] = "b''"
     return made
 
@@ -635,15 +640,38 @@ def blank_maker(
     instances of a subclass of the message instead.  The values of ``given``
     fields are stored as they are, in the fields' slots.
     """
-    env: dict[str, Any] = {"new": object.__new__, "cls": cls or spec.cls}
-    defaults = _defaults(spec, env)
-    arguments = {spec.by_name[name].slot: name for name in given}
-    lines = [f"def make({', '.join(given)}):", "    m = new(cls)"]
-    for slot, made in defaults.items():
-        lines.append(f"    m.{slot} = {arguments.get(slot, made)}")
+    env: dict[str, Any] = {}
+    lines = [f"def make({', '.join(given)}):"]
+    lines += ["    " + line for line in blank_source(spec, "m", env, "", given, cls)]
     exec("\n".join([*lines, "    return m"]), env)
     maker: Callable[..., Any] = env["make"]
     return maker
+
+
+def blank_source(
+    spec: MessageSpec,
+    target: str,
+    env: dict[str, Any],
+    prefix: str,
+    given: tuple[str, ...] = (),
+    cls: type | None = None,
+) -> list[str]:
+    """The statements that make an empty message in the variable ``target``.
+
+    For generated code that makes many messages in a loop (the decoder, one
+    per element): written into its body, they save a call per message.  The
+    names they use are put in ``env``, each starting with ``prefix`` so that
+    the blanks of several message types can share one namespace.  ``given``
+    and ``cls`` are as in :func:`blank_maker`, which is built from these.
+    """
+    defaults = _defaults(spec, env, prefix)
+    env["new"] = object.__new__
+    env[f"{prefix}cls"] = cls or spec.cls
+    arguments = {spec.by_name[name].slot: name for name in given}
+    lines = [f"{target} = new({prefix}cls)"]
+    for slot, made in defaults.items():
+        lines.append(f"{target}.{slot} = {arguments.get(slot, made)}")
+    return lines
 
 
 def held(cls: type, name: str) -> Callable[[Any], Any]:
@@ -689,6 +717,50 @@ def counter(cls: type, names: tuple[str, ...]) -> Callable[[Any], int]:
     count: Callable[[Any], int] = env["count"]
     count.__qualname__ = f"count[{spec.name}: {', '.join(names)}]"
     return count
+
+
+def alone(cls: type, name: str, others: tuple[str, ...]) -> Callable[[Any], Any]:
+    """A function giving what a ``cls`` message holds in the repeated field
+    ``name``, as :func:`held` gives it, when none of the repeated fields
+    ``others`` holds an element; :data:`CROWDED` when one does.
+
+    For code that reads one of several exclusive fields of many freshly
+    decoded messages (the numpy bridge: a sequence holds elements in the
+    field of its ``elem_type`` only): one generated expression over the
+    slots, where :func:`counter` and :func:`held` are two calls and a sum.
+    Like :func:`counter`, the function raises ``TypeError`` (from ``len``)
+    when one of ``others`` holds a value that is not a container.
+
+    Raises:
+        KeyError: a name is not a field of ``cls``.
+        ValueError: a named field is not repeated, or ``name`` is among ``others``.
+    """
+    spec = spec_of(cls)
+    fields = [spec.by_name[n] for n in (name, *others)]
+    for f in fields:
+        if not f.repeated:
+            raise ValueError(f"{spec.name}.{f.name} is not a repeated field")
+    if name in others:
+        raise ValueError(f"{spec.name}.{name} is both the field read and another one")
+    empty = [f"(m.{f.slot} is None or not len(m.{f.slot}))" for f in fields[1:]]
+    env: dict[str, Any] = {"CROWDED": CROWDED}
+    exec(
+        f"def alone(m):\n    return m.{fields[0].slot} if {' and '.join(empty) or 'True'} "
+        "else CROWDED",
+        env,
+    )
+    made: Callable[[Any], Any] = env["alone"]
+    made.__qualname__ = f"alone[{spec.name}.{name}]"
+    return made
+
+
+class _Crowded:
+    def __repr__(self) -> str:
+        return "CROWDED"
+
+
+CROWDED: Any = _Crowded()
+"""What :func:`alone` gives when another of the fields holds elements."""
 
 
 def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:

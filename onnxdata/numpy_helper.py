@@ -20,6 +20,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 
 import operator
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy.typing as npt
@@ -43,7 +44,7 @@ from ._numpy_dtypes import (
 )
 from ._numpy_sparse import dense_to_sparse, sparse_to_array
 from ._numpy_tensor import array_to_tensor, tensor_to_array
-from ._schema import counter, held
+from ._schema import CROWDED, alone, held
 
 __all__ = [
     "HAVE_ML_DTYPES",
@@ -176,13 +177,13 @@ def _only_field(message: Any, fields: dict[Any, str], used: str | None, kind: st
             )
 
 
-# The elements of a sequence's five value fields, and each field as held; no
-# container is made for an empty field.
-_sequence_elements = counter(SequenceProto, tuple(_SEQUENCE_FIELDS.values()))
-_held_tensors, _held_sparse_tensors, _held_sequences, _held_maps, _held_optionals = (
-    held(SequenceProto, _SEQUENCE_FIELDS[code])
-    for code in (_TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL)
-)
+# Per elem_type: the elements a sequence holds in that type's field (as held,
+# no container made for an empty field), or CROWDED when another field holds
+# some; and the conversion of an element.
+def _sequence_reader(code: int, convert: Any) -> tuple[Callable[[Any], Any], Any]:
+    name = _SEQUENCE_FIELDS[code]
+    others = tuple(f for f in _SEQUENCE_FIELDS.values() if f != name)
+    return alone(SequenceProto, name, others), convert
 
 
 def to_list(sequence: SequenceProto) -> list[Any]:
@@ -199,34 +200,28 @@ def to_list(sequence: SequenceProto) -> list[Any]:
             messages are nested deeper than Python's recursion limit.
     """
     s = sequence if type(sequence) is SequenceProto else as_message(sequence, SequenceProto)
-    try:  # the elements of all five fields
-        total = _sequence_elements(s)
-    except TypeError:  # a field that is not a list: _only_field judges it
-        total = -1
     elem_type = s.elem_type
     values: Any
     convert: Any
-    # The containers as decoded (``None``: empty), without the properties' calls.
     if elem_type == _TENSOR:
-        values, convert = _held_tensors(s), tensor_to_array
+        read, convert = _TENSORS
     elif elem_type == _SEQUENCE:
-        values, convert = _held_sequences(s), to_list
+        read, convert = _SEQUENCES
     elif elem_type == _MAP:
-        values, convert = _held_maps(s), to_dict
+        read, convert = _MAPS
     elif elem_type == _SPARSE_TENSOR:
-        values, convert = _held_sparse_tensors(s), sparse_to_array
+        read, convert = _SPARSE_TENSORS
     elif elem_type == _OPTIONAL:
-        values, convert = _held_optionals(s), to_optional
+        read, convert = _OPTIONALS
     else:
         raise TypeError("The element type in the input sequence is not supported.")
-    # The other fields are empty when ``values`` holds all the elements: one
-    # sum instead of _only_field's loop (the same in to_optional).
-    if total < 0 or (0 if values is None else len(values)) != total:
+    values = read(s)
+    if values is CROWDED:
         _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[elem_type], "SequenceProto")
     if values is None:
         return []
     try:
-        if total == 1 and isinstance(values, list):
+        if len(values) == 1 and isinstance(values, list):
             # One element (nested sequences): a comprehension costs more than the
             # call it makes.
             return [convert(values[0])]
@@ -508,6 +503,13 @@ def to_optional(optional: OptionalProto) -> Any | None:
         return None if value is None else convert(value)
     except RecursionError:
         raise _too_deep() from None
+
+
+_TENSORS = _sequence_reader(_TENSOR, tensor_to_array)
+_SPARSE_TENSORS = _sequence_reader(_SPARSE_TENSOR, sparse_to_array)
+_SEQUENCES = _sequence_reader(_SEQUENCE, to_list)
+_MAPS = _sequence_reader(_MAP, to_dict)
+_OPTIONALS = _sequence_reader(_OPTIONAL, to_optional)
 
 
 def from_optional(

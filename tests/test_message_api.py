@@ -33,7 +33,7 @@ from onnxdata import (
     numpy_helper,
 )
 from onnxdata._repeated import RepeatedMessages, RepeatedScalars
-from onnxdata._schema import counter, spec_of
+from onnxdata._schema import CROWDED, alone, counter, spec_of
 
 Segment = TensorProto.Segment
 
@@ -397,6 +397,35 @@ def test_counter_refuses_a_field_that_is_not_repeated() -> None:
         counter(TensorProto, ("name",))
     with pytest.raises(KeyError):
         counter(TensorProto, ("no_such_field",))
+
+
+def test_alone_gives_the_field_held_when_the_others_are_empty() -> None:
+    others = ("tensor_values", "map_values", "optional_values")
+    read = alone(SequenceProto, "sequence_values", others)
+    inner = SequenceProto(elem_type=1)
+    s = SequenceProto.decode(SequenceProto(elem_type=3, sequence_values=[inner]).encode())
+    assert read(s) == [inner] and read(s) is s.sequence_values
+    assert _made_containers(s) == ["SequenceProto.sequence_values"]
+    assert read(SequenceProto()) is None  # never made: None, as held() gives it
+    s.map_values  # made, empty: still alone  # noqa: B018
+    assert read(s) == [inner]
+    s.optional_values.add()
+    assert read(s) is CROWDED
+    crowded = SequenceProto(elem_type=3, tensor_values=[TensorProto()])
+    assert read(crowded) is CROWDED
+    s = SequenceProto(elem_type=3)
+    s.tensor_values = 5  # kept as given, for encode() to refuse: len() refuses it here
+    with pytest.raises(TypeError):
+        read(s)
+
+
+def test_alone_refuses_fields_that_are_not_repeated_or_read_twice() -> None:
+    with pytest.raises(ValueError, match=r"SequenceProto\.name is not a repeated field"):
+        alone(SequenceProto, "tensor_values", ("name",))
+    with pytest.raises(ValueError, match="both the field read and another one"):
+        alone(SequenceProto, "tensor_values", ("tensor_values",))
+    with pytest.raises(KeyError):
+        alone(SequenceProto, "no_such_field", ())
 
 
 def test_numpy_conversion_of_decoded_messages_makes_no_container_for_empty_fields() -> None:
