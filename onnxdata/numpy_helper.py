@@ -221,7 +221,7 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     if values is None:
         return []
     try:
-        if len(values) == 1 and isinstance(values, list):
+        if len(values) == 1:
             # One element (nested sequences): a comprehension costs more than the
             # call it makes.
             return [convert(values[0])]
