@@ -11,6 +11,7 @@ fields about a hundred times faster.  Work is done a window of the payload
 from __future__ import annotations
 
 import sys
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,10 +30,10 @@ def numpy() -> Any:
 # encode() works in slices of this many values, so temporaries stay a few megabytes.
 SLICE = 1 << 16
 # decode() works on this many payload bytes at a time, so its temporaries (8
-# bytes per payload byte at most) stay small: larger windows are slower, and
-# in a fresh process their megabytes of temporaries come back as page faults
-# on every call.
-WINDOW = 1 << 17
+# bytes per payload byte at most) stay small: with megabytes of them glibc
+# gives memory back and takes it again, and a large payload's decoding (its
+# copy and output array too) then pays a page fault every 4 KiB on every call.
+WINDOW = 1 << 16
 
 # Bit-lane compaction, one step per entry: the lower half of each lane
 # (``low``) is added ``times`` more times, which moves it up and closes the
@@ -43,6 +44,34 @@ _STEPS = {
 }
 _SCALE = {4: 3, 8: 7}
 _TOP_BITS = {4: 0x80808080, 8: 0x8080808080808080}  # each byte's continuation bit
+
+
+class _Lane(NamedTuple):
+    """A lane width's dtype and constants as numpy scalars, made once: a
+    window's few dozen numpy calls then convert no Python ints."""
+
+    dtype: Any
+    top: Any  # each byte's continuation bit
+    sevens: Any  # each byte's low 7 bits
+    one: Any
+    steps: list[tuple[Any, Any]]  # _STEPS, ``times`` None for 1
+    scale: Any
+
+
+_LANES: dict[int, _Lane] = {}
+
+
+def _lane(np: Any, size: int) -> _Lane:
+    """The constants of ``size``-byte lanes."""
+    lane = _LANES.get(size)
+    if lane is None:
+        dtype = np.dtype(f"<u{size}")
+        u = dtype.type
+        top = _TOP_BITS[size]
+        steps = [(u(low), u(times) if times != 1 else None) for low, times in _STEPS[size]]
+        lane = _Lane(dtype, u(top), u((top >> 7) * 0x7F), u(1), steps, u(_SCALE[size]))
+        _LANES[size] = lane
+    return lane
 
 
 def decode(np: Any, chunk: bytes, out: Any) -> bool:
@@ -87,8 +116,13 @@ class _BadVarintError(Exception):
 def _decode_window(
     np: Any, chunk: bytes, a: Any, lo: int, item: Any, out: Any, size: int
 ) -> tuple[int, int]:
-    """Append the varints that end in ``a[lo : lo + WINDOW]``; their byte count and lane width."""
-    window = a[lo : lo + WINDOW]
+    """Append the varints that end in a window of ``a`` from ``lo``; their
+    byte count and lane width.  The window is the rest of the payload when
+    less than two windows are left, and the whole of a payload of up to 8
+    windows (a few megabytes of temporaries, where each window costs tens
+    of microseconds of calls), else ``WINDOW`` bytes."""
+    rest = len(a) - lo
+    window = a[lo:] if rest < 2 * WINDOW or len(a) <= 8 * WINDOW else a[lo : lo + WINDOW]
     # Each varint's start, and the end of the last one: True before the first
     # byte and after each byte without a continuation bit.
     bounds = np.empty(len(window) + 1, bool)
@@ -111,16 +145,16 @@ def _decode_window(
     if x is None:
         x, t, long = _own_words(np, chunk, a, lo, used, starts, 8)
     size = x.itemsize
-    lane = x.dtype.type
-    for low, times in _STEPS[size]:
-        np.bitwise_and(x, lane(low), out=t)
-        if times != 1:
-            t *= lane(times)
+    lane = _lane(np, size)
+    for low, times in lane.steps:
+        np.bitwise_and(x, low, out=t)
+        if times is not None:
+            t *= times
         x += t
     # The last shift writes ``out``'s width: int32 keeps the low 32 bits,
     # 4-byte lanes widen for int64/uint64.
     values = x if x.dtype == item else np.empty(len(x), item)
-    np.right_shift(x, lane(_SCALE[size]), out=values, casting="unsafe")
+    np.right_shift(x, lane.scale, out=values, casting="unsafe")
     if long is not None:  # bits 56-63, but for int32 only the check of the 10th bytes
         _add_top_bits(np, a, lo, starts.take(long), long, values if item.itemsize == 8 else None)
     out.frombytes(memoryview(values).cast("B"))
@@ -134,33 +168,32 @@ def _own_words(
     7-bit groups, a scratch array like them, and the indices of the varints
     longer than the words (``None`` if none is); with 4-byte words, three
     ``None`` when a varint is longer."""
-    lane = np.dtype(f"<u{size}")
+    lane = _lane(np, size)
     # The word at every byte, made contiguous once: take() from a strided
     # array makes a whole contiguous copy on every call.  The last words of
     # the payload are read from a zero-padded copy of its end.
-    words = np.empty(used, lane)
+    words = np.empty(used, lane.dtype)
     inside = max(0, min(used, len(a) - lo - size + 1))
     if inside:
-        words[:inside] = np.ndarray((inside,), lane, chunk, lo, (1,))
+        words[:inside] = np.ndarray((inside,), lane.dtype, chunk, lo, (1,))
     if inside < used:
         tail = chunk[lo + inside : lo + used] + bytes(size)
-        words[inside:] = np.ndarray((used - inside,), lane, tail, 0, (1,))
+        words[inside:] = np.ndarray((used - inside,), lane.dtype, tail, 0, (1,))
     x = words.take(starts, mode="wrap")  # "wrap": the indices are known good, skip the checks
     # Keep the 7-bit groups of each word's bytes up to its first byte below
     # 0x80.  With ``c`` the bits 7 of the bytes below 0x80, ``c - 1`` has
     # every bit below the lowest of them set (all bits if there is none).
     # Five in-place operations, where a mask table indexed by length costs a
     # ``take``.
-    top = lane.type(_TOP_BITS[size])
     c = np.invert(x, out=words[: len(x)])
-    c &= top
+    c &= lane.top
     long = None
     if np.count_nonzero(c) < len(c):  # some varint is longer than the word
         if size == 4:
             return None, None, None
         long = (c == 0).nonzero()[0]
-    c -= lane.type(1)
-    c &= lane.type(top >> 7) * lane.type(0x7F)
+    c -= lane.one
+    c &= lane.sevens
     x &= c
     return x, c, long
 
@@ -182,8 +215,7 @@ def _add_top_bits(np: Any, a: Any, lo: int, at: Any, long: Any, x: Any | None) -
     tenth <<= 7
     tenth |= 0x7F
     ninth &= tenth
-    top = ninth.astype(np.uint64)
-    top <<= np.uint64(56)
+    top = np.left_shift(ninth, np.uint64(56), dtype=np.uint64)
     top |= x.take(long)
     x[long] = top
 
