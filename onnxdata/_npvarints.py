@@ -157,6 +157,8 @@ def _decode_window(
     np.right_shift(x, lane.scale, out=values, casting="unsafe")
     if long is not None:  # bits 56-63, but for int32 only the check of the 10th bytes
         _add_top_bits(np, a, lo, starts.take(long), long, values if item.itemsize == 8 else None)
+    # The words array goes back first: ``out`` grows into memory just used.
+    del t
     out.frombytes(memoryview(values).cast("B"))
     return used, size
 
