@@ -11,6 +11,7 @@ fields about a hundred times faster.  Work is done a window of the payload
 from __future__ import annotations
 
 import sys
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,16 +30,48 @@ def numpy() -> Any:
 # encode() works in slices of this many values, so temporaries stay a few megabytes.
 SLICE = 1 << 16
 # decode() works on this many payload bytes at a time, so its temporaries (8
-# bytes per payload byte at most) stay in the CPU's cache; larger windows are slower.
-WINDOW = 1 << 19
+# bytes per payload byte at most) stay small: with megabytes of them glibc
+# gives memory back and takes it again, and a large payload's decoding (its
+# copy and output array too) then pays a page fault every 4 KiB on every call.
+WINDOW = 1 << 16
 
-# Bit-lane compaction, one step per entry: the upper half of each lane
-# (``high``) moves down by ``shift``, closing the gaps of the continuation bits.
+# Bit-lane compaction, one step per entry: the lower half of each lane
+# (``low``) is added ``times`` more times, which moves it up and closes the
+# gap of the continuation bits above it; the groups end ``_SCALE`` bits up.
 _STEPS = {
-    4: [(0xFF00FF00, 1), (0xFFFF0000, 2)],
-    8: [(0xFF00FF00FF00FF00, 1), (0xFFFF0000FFFF0000, 2), (0xFFFFFFFF00000000, 4)],
+    4: [(0x00FF00FF, 1), (0x0000FFFF, 3)],
+    8: [(0x00FF00FF00FF00FF, 1), (0x0000FFFF0000FFFF, 3), (0x00000000FFFFFFFF, 15)],
 }
+_SCALE = {4: 3, 8: 7}
 _TOP_BITS = {4: 0x80808080, 8: 0x8080808080808080}  # each byte's continuation bit
+
+
+class _Lane(NamedTuple):
+    """A lane width's dtype and constants as numpy scalars, made once: a
+    window's few dozen numpy calls then convert no Python ints."""
+
+    dtype: Any
+    top: Any  # each byte's continuation bit
+    sevens: Any  # each byte's low 7 bits
+    one: Any
+    steps: list[tuple[Any, Any]]  # _STEPS, ``times`` None for 1
+    scale: Any
+
+
+_LANES: dict[int, _Lane] = {}
+
+
+def _lane(np: Any, size: int) -> _Lane:
+    """The constants of ``size``-byte lanes."""
+    lane = _LANES.get(size)
+    if lane is None:
+        dtype = np.dtype(f"<u{size}")
+        u = dtype.type
+        top = _TOP_BITS[size]
+        steps = [(u(low), u(times) if times != 1 else None) for low, times in _STEPS[size]]
+        lane = _Lane(dtype, u(top), u((top >> 7) * 0x7F), u(1), steps, u(_SCALE[size]))
+        _LANES[size] = lane
+    return lane
 
 
 def decode(np: Any, chunk: bytes, out: Any) -> bool:
@@ -55,7 +88,8 @@ def decode(np: Any, chunk: bytes, out: Any) -> bool:
     off, and the 7-bit groups are packed together by bit-lane steps.  Where
     no varint is longer than 4 bytes, 4-byte words and two steps do: they
     are tried first after a window that needed no more, or where varints
-    are 3 bytes long or less on average, else the lengths choose.
+    are 3 bytes long or less on average; up to 4 bytes on average, the
+    lengths choose.
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
@@ -82,8 +116,13 @@ class _BadVarintError(Exception):
 def _decode_window(
     np: Any, chunk: bytes, a: Any, lo: int, item: Any, out: Any, size: int
 ) -> tuple[int, int]:
-    """Append the varints that end in ``a[lo : lo + WINDOW]``; their byte count and lane width."""
-    window = a[lo : lo + WINDOW]
+    """Append the varints that end in a window of ``a`` from ``lo``; their
+    byte count and lane width.  The window is the rest of the payload when
+    less than two windows are left, and the whole of a payload of up to 8
+    windows (a few megabytes of temporaries, where each window costs tens
+    of microseconds of calls), else ``WINDOW`` bytes."""
+    rest = len(a) - lo
+    window = a[lo:] if rest < 2 * WINDOW or len(a) <= 8 * WINDOW else a[lo : lo + WINDOW]
     # Each varint's start, and the end of the last one: True before the first
     # byte and after each byte without a continuation bit.
     bounds = np.empty(len(window) + 1, bool)
@@ -94,94 +133,91 @@ def _decode_window(
         raise _BadVarintError
     used = int(bounds[-1])
     starts = bounds[:-1]
-    x = None
-    if size == 4 or used <= 3 * len(starts):
-        # After a window of 4-byte lanes, or with 3 bytes a varint or fewer
-        # on average: no lengths needed if every 4-byte word holds a last byte.
-        x = _own_words(np, chunk, a, lo, used, starts, 4)
-        size = 4
-    if x is None:  # the lengths choose the lane width, and find the too long
-        lengths = np.subtract(bounds[1:], starts)
-        longest = int(np.maximum.reduce(lengths))
-        if longest > 10:
-            raise _BadVarintError
-        size = 4 if longest <= 4 else 8
-        x = _own_words(np, chunk, a, lo, used, starts, size)
-    lane = x.dtype
-    t = np.empty_like(x)
-    (high, shift), *steps = _STEPS[size]
-    np.bitwise_and(x, lane.type(high), out=t)  # the first step in 3 operations:
-    t >>= lane.type(shift)  # hi * 256 - hi * 128 = hi * 128
-    x -= t
-    for high, shift in steps:
-        np.bitwise_and(x, lane.type(high), out=t)
-        x ^= t
-        t >>= lane.type(shift)
-        x |= t
-    if size == 8 and longest > 8:
-        _add_top_bits(np, a, lo, starts, lengths, x)
-    # int32 keeps the low 32 bits; 4-byte lanes widen for int64/uint64.
-    out.frombytes(memoryview(x.astype(item, copy=False)).cast("B"))
+    # After a window of 4-byte lanes, or with 3 bytes a varint or fewer on
+    # average, 4-byte words are tried: they do if every one holds a last
+    # byte.  Up to 4 bytes on average, the longest varint says.
+    short = size == 4 or used <= 3 * len(starts)
+    if not short and used <= 4 * len(starts):
+        short = int(np.maximum.reduce(np.subtract(bounds[1:], starts))) <= 4
+    x = t = long = None
+    if short:
+        x, t, long = _own_words(np, chunk, a, lo, used, starts, 4)
+    if x is None:
+        x, t, long = _own_words(np, chunk, a, lo, used, starts, 8)
+    size = x.itemsize
+    lane = _lane(np, size)
+    for low, times in lane.steps:
+        np.bitwise_and(x, low, out=t)
+        if times is not None:
+            t *= times
+        x += t
+    # The last shift writes ``out``'s width: int32 keeps the low 32 bits,
+    # 4-byte lanes widen for int64/uint64.
+    values = x if x.dtype == item else np.empty(len(x), item)
+    np.right_shift(x, lane.scale, out=values, casting="unsafe")
+    if long is not None:  # bits 56-63, but for int32 only the check of the 10th bytes
+        _add_top_bits(np, a, lo, starts.take(long), long, values if item.itemsize == 8 else None)
+    # The words array goes back first: ``out`` grows into memory just used.
+    del t
+    out.frombytes(memoryview(values).cast("B"))
     return used, size
 
 
-def _own_words(np: Any, chunk: bytes, a: Any, lo: int, used: int, starts: Any, size: int) -> Any:
+def _own_words(
+    np: Any, chunk: bytes, a: Any, lo: int, used: int, starts: Any, size: int
+) -> tuple[Any, Any, Any]:
     """The ``size``-byte words at ``starts``, holding only their varint's
-    7-bit groups; with 4-byte words, ``None`` when a varint is longer."""
-    lane = np.dtype(f"<u{size}")
+    7-bit groups, a scratch array like them, and the indices of the varints
+    longer than the words (``None`` if none is); with 4-byte words, three
+    ``None`` when a varint is longer."""
+    lane = _lane(np, size)
     # The word at every byte, made contiguous once: take() from a strided
     # array makes a whole contiguous copy on every call.  The last words of
     # the payload are read from a zero-padded copy of its end.
-    words = np.empty(used, lane)
+    words = np.empty(used, lane.dtype)
     inside = max(0, min(used, len(a) - lo - size + 1))
     if inside:
-        words[:inside] = np.ndarray((inside,), lane, chunk, lo, (1,))
+        words[:inside] = np.ndarray((inside,), lane.dtype, chunk, lo, (1,))
     if inside < used:
         tail = chunk[lo + inside : lo + used] + bytes(size)
-        words[inside:] = np.ndarray((used - inside,), lane, tail, 0, (1,))
+        words[inside:] = np.ndarray((used - inside,), lane.dtype, tail, 0, (1,))
     x = words.take(starts, mode="wrap")  # "wrap": the indices are known good, skip the checks
-    if not _keep_own_bytes(np, x, np.empty_like(x), size == 4):
-        return None
-    return x
+    # Keep the 7-bit groups of each word's bytes up to its first byte below
+    # 0x80.  With ``c`` the bits 7 of the bytes below 0x80, ``c - 1`` has
+    # every bit below the lowest of them set (all bits if there is none).
+    # Five in-place operations, where a mask table indexed by length costs a
+    # ``take``.
+    c = np.invert(x, out=words[: len(x)])
+    c &= lane.top
+    long = None
+    if np.count_nonzero(c) < len(c):  # some varint is longer than the word
+        if size == 4:
+            return None, None, None
+        long = (c == 0).nonzero()[0]
+    c -= lane.one
+    c &= lane.sevens
+    x &= c
+    return x, c, long
 
 
-def _keep_own_bytes(np: Any, x: Any, t: Any, check: bool = False) -> bool:
-    """Keep the 7-bit groups of each word's bytes up to its first byte below 0x80.
-
-    With ``c`` the bits 7 of the bytes below 0x80, ``c - 1`` has every bit
-    below the lowest of them set (all bits if there is none).  Five in-place
-    operations, where a mask table indexed by length costs a ``take``.
-    ``check``: give up, returning False, if a word has no byte below 0x80.
-    """
-    lane = x.dtype.type
-    top = _TOP_BITS[x.dtype.itemsize]
-    np.invert(x, out=t)
-    t &= lane(top)
-    if check and np.count_nonzero(t) < len(t):
-        return False
-    t -= lane(1)
-    t &= lane(top >> 7) * lane(0x7F)
-    x &= t
-    return True
-
-
-def _add_top_bits(np: Any, a: Any, lo: int, starts: Any, lengths: Any, x: Any) -> None:
-    """Bits 56-63 of the 9- and 10-byte varints, from their 9th and 10th bytes."""
-    long = np.flatnonzero(lengths > 8)
-    at = starts.take(long)
-    at += lo + 8
-    ninth = a.take(at)
+def _add_top_bits(np: Any, a: Any, lo: int, at: Any, long: Any, x: Any | None) -> None:
+    """Bits 56-63 of the varints at ``a[lo + at]``, the ``long`` ones of ``x``
+    (if given), from their 9th and 10th bytes; a varint longer than 10 bytes is bad."""
+    bytes8 = a[lo + 8 :]
+    ninth = bytes8.take(at)
     at += 1
     # Past the payload's end only after a last varint of 9 bytes, whose 10th
-    # byte is not its own: ``ninth >> 7`` is 0 then.
-    tenth = a.take(at, mode="clip")
+    # byte is not its own: ``ninth`` has no continuation bit then.
+    tenth = bytes8.take(at, mode="clip")
+    if int(np.maximum.reduce(ninth & tenth)) >= 0x80:  # a continued 10th byte
+        raise _BadVarintError
+    if x is None:
+        return
     # The 10th byte keeps only bit 63, as upb: its other bits are dropped.
-    tenth &= ninth >> 7
     tenth <<= 7
-    ninth &= 0x7F
-    ninth |= tenth
-    top = ninth.astype(np.uint64)
-    top <<= np.uint64(56)
+    tenth |= 0x7F
+    ninth &= tenth
+    top = np.left_shift(ninth, np.uint64(56), dtype=np.uint64)
     top |= x.take(long)
     x[long] = top
 

@@ -312,3 +312,32 @@ def test_numpy_decode_short_on_average_with_one_long_varint(
     out = array("q")
     assert npvarints.decode(np, _loop_payload(values), out)
     assert out == expected == array("q", [v if v < 2**63 else v - 2**64 for v in values])
+
+
+@pytest.mark.parametrize("longer", [None, 2**28, 2**35, -1])
+@pytest.mark.parametrize("code", ["q", "Q", INT32])
+@pytest.mark.parametrize("window", [16, 64, 1 << 19])
+def test_numpy_decode_four_bytes_on_average(
+    longer: int | None, code: str, window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between 3 and 4 bytes a varint on average the longest one chooses the
+    lane width: 4-byte words for 4-byte varints, 8-byte ones beside a longer."""
+    from onnxdata import _npvarints as npvarints
+
+    monkeypatch.setattr(npvarints, "WINDOW", window)
+    values = [2**21, 2**28 - 1, 2**21 + 12345, 2**27] * 50
+    if longer is not None:
+        values[77] = values[150] = longer if code != "Q" else longer % 2**64
+    payload = _loop_payload(values)
+    assert 3 * len(values) < len(payload) <= 4 * len(values) + 12
+    expected = array(code)
+    with varint_path("loop"):
+        _loop_decode_into(payload, expected)
+    out = array(code, [9])
+    assert npvarints.decode(np, payload, out)
+    assert out[1:] == expected
+    # A varint of 11 bytes among them: False, and ``out`` as it was.
+    bad = payload[:40] + b"\xff" * 10 + b"\x01" + payload[40:]
+    out = array(code, [9])
+    assert not npvarints.decode(np, bad, out)
+    assert out == array(code, [9])
