@@ -200,24 +200,15 @@ def to_list(sequence: SequenceProto) -> list[Any]:
             messages are nested deeper than Python's recursion limit.
     """
     s = sequence if type(sequence) is SequenceProto else as_message(sequence, SequenceProto)
-    elem_type = s.elem_type
-    values: Any
-    convert: Any
-    if elem_type == _TENSOR:
-        read, convert = _TENSORS
-    elif elem_type == _SEQUENCE:
-        read, convert = _SEQUENCES
-    elif elem_type == _MAP:
-        read, convert = _MAPS
-    elif elem_type == _SPARSE_TENSOR:
-        read, convert = _SPARSE_TENSORS
-    elif elem_type == _OPTIONAL:
-        read, convert = _OPTIONALS
-    else:
-        raise TypeError("The element type in the input sequence is not supported.")
+    elem_type: Any = s.elem_type  # as assigned: anything a user stored
+    try:
+        read, convert = _SEQUENCE_READERS[elem_type]
+    except (KeyError, TypeError):  # not a plain code: compared as onnx compares it
+        read, convert = _sequence_reader_of(elem_type)
     values = read(s)
     if values is CROWDED:
-        _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[elem_type], "SequenceProto")
+        used = next(c for c, (r, _) in _SEQUENCE_READERS.items() if r is read)
+        _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[used], "SequenceProto")
     if values is None:
         return []
     try:
@@ -505,11 +496,22 @@ def to_optional(optional: OptionalProto) -> Any | None:
         raise _too_deep() from None
 
 
-_TENSORS = _sequence_reader(_TENSOR, tensor_to_array)
-_SPARSE_TENSORS = _sequence_reader(_SPARSE_TENSOR, sparse_to_array)
-_SEQUENCES = _sequence_reader(_SEQUENCE, to_list)
-_MAPS = _sequence_reader(_MAP, to_dict)
-_OPTIONALS = _sequence_reader(_OPTIONAL, to_optional)
+_SEQUENCE_READERS = {
+    _TENSOR: _sequence_reader(_TENSOR, tensor_to_array),
+    _SPARSE_TENSOR: _sequence_reader(_SPARSE_TENSOR, sparse_to_array),
+    _SEQUENCE: _sequence_reader(_SEQUENCE, to_list),
+    _MAP: _sequence_reader(_MAP, to_dict),
+    _OPTIONAL: _sequence_reader(_OPTIONAL, to_optional),
+}
+
+
+def _sequence_reader_of(elem_type: Any) -> tuple[Callable[[Any], Any], Any]:
+    """The reader of an ``elem_type`` that is not a key of the table (a value
+    equal to a code without its hash, say): the codes compared with ``==``."""
+    for code, reader in _SEQUENCE_READERS.items():
+        if elem_type == code:
+            return reader
+    raise TypeError("The element type in the input sequence is not supported.")
 
 
 def from_optional(

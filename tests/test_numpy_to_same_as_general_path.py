@@ -200,10 +200,25 @@ def test_strings_shapes() -> None:
 S, Opt, M = onnxdata.SequenceProto, onnxdata.OptionalProto, onnxdata.MapProto
 
 
+class _EqualsThree:
+    """Equal to 3 (SEQUENCE) without 3's hash."""
+
+    def __eq__(self, other: object) -> bool:
+        return other == 3
+
+    def __hash__(self) -> int:
+        return 12345
+
+
 def test_to_list_field_checks() -> None:
     t = _tensor()
     assert len(nh.to_list(S(elem_type=1, tensor_values=[t, t]))) == 2
     assert len(nh.to_list(S(elem_type=np.int64(1), tensor_values=(t,)))) == 1
+    # unhashable, or equal to a code under another hash: compared with ==, as before
+    assert len(nh.to_list(S(elem_type=np.array(1), tensor_values=[t]))) == 1  # type: ignore[arg-type]
+    assert nh.to_list(S(elem_type=_EqualsThree(), sequence_values=[S(elem_type=1)])) == [[]]  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"has elem_type .* but tensor_values is set"):
+        nh.to_list(S(elem_type=_EqualsThree(), sequence_values=[S()], tensor_values=[t]))  # type: ignore[arg-type]
     assert len(nh.to_list(S(elem_type=1, tensor_values=[t], map_values=None))) == 1  # None: empty
     with pytest.raises(ValueError, match="SequenceProto '' has elem_type 1 but sequence_values"):
         nh.to_list(S(elem_type=1, tensor_values=[t], sequence_values=[S()]))
