@@ -185,6 +185,8 @@ STRINGS = [
     [b"x" * 37],
     [b"a"] * 100 + [b"%" * 37] + [b"b"] * 100 + [b"2%%b" * 9 + b"2"] + [b"c"] * 10,  # a few 37s
     [b"x" * 37, *[b"a"] * 100, b"y" * 37],
+    [b"x" * 37, *[b"a"] * 200, b"y" * 37],  # few enough 37s to be cut out, first and last
+    [*[b"%" * 37, b"a" * 36] * 5, *[b"a"] * 600],  # five 37s among 610: cut out too
     [b"b" * 37, b"%" * 98, b"x" * 50, b"%" * 34, b"x" * 2],  # lengths "%", "b", "2", '"'
     [bytes(range(256))[:100], b"\x00", b"\xff"],
     [b"ab", bytearray(b"cd"), b"ef"],
