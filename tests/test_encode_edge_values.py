@@ -11,8 +11,11 @@ import io
 from array import array
 from typing import Any
 
+import message_strategies as ms
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from oracle import to_oracle
 
 import onnxdata
@@ -211,6 +214,22 @@ def test_string_data(strings: list[Any]) -> None:
     file = io.BytesIO()  # encode_to's plan takes another path
     t.encode_to(file)
     assert file.getvalue() == t.encode()
+
+
+@settings(max_examples=ms.scaled(0.4))
+@given(
+    lengths=st.lists(st.integers(0, 60).filter(lambda n: n != 37), min_size=64, max_size=700),
+    percents=st.lists(st.tuples(st.integers(0, 700), st.binary(min_size=37, max_size=37))),
+)
+def test_string_data_with_some_entries_of_length_37(lengths: list[int], percents: Any) -> None:
+    """Entries of length 37 (``%``) among many others, few or many: both ways of
+    escaping them in the template give protobuf's bytes."""
+    strings = [b"%%2b"[i % 4 :] * n for i, n in enumerate(lengths)]
+    strings = [s[: lengths[i]] for i, s in enumerate(strings)]
+    for at, entry in percents:
+        strings.insert(min(at, len(strings)), entry)
+    t = TensorProto(string_data=strings)
+    assert t.encode() == _oracle_bytes(t)
 
 
 @pytest.mark.parametrize("bad", ["ab", 3, None, array("b", [1])], ids=repr)
