@@ -424,12 +424,12 @@ def _percent_lengths(tag: bytes, values: list[bytes], lengths: bytearray, templa
     """_bytes_list's formatting when some lengths are 37, ``%``.
 
     Those entries' cells ``tag % % b`` must read ``tag %% %b`` (a literal
-    ``%``).  A few of them (the usual case: one entry in 100 or so in
-    random-length strings) are found in ``lengths`` with ``find``, and the
-    template is cut before their length bytes and joined with ``%``: a cut a
-    cell costs far less than a search of the whole template.  Where they are
-    many, one ``replace`` does: no four bytes of the template but a cell's can
-    read ``tag % % b``, as every cell ends in ``%b``.
+    ``%``).  A few of them (the usual case, for strings of varied lengths)
+    are found in ``lengths`` with ``find``, and the template is cut before
+    their length bytes and joined with ``%``: one cut costs far less than a
+    search of the whole template.  Where more than one entry in 64 has that
+    length, one ``replace`` does: no four bytes of the template but a cell's
+    can read ``tag % % b``, as every cell ends in ``%b``.
     """
     if lengths.count(0x25) * 64 > len(lengths):
         return template.replace(tag + b"%%b", tag + b"%%%b") % tuple(values)
