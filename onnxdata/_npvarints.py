@@ -33,7 +33,7 @@ SLICE = 1 << 16
 # bytes per payload byte at most) stay small: with megabytes of them glibc
 # gives memory back and takes it again, and a large payload's decoding (its
 # copy and output array too) then pays a page fault every 4 KiB on every call.
-WINDOW = 1 << 16
+WINDOW = 1 << 17
 
 # Bit-lane compaction, one step per entry: the lower half of each lane
 # (``low``) is added ``times`` more times, which moves it up and closes the
@@ -118,11 +118,11 @@ def _decode_window(
 ) -> tuple[int, int]:
     """Append the varints that end in a window of ``a`` from ``lo``; their
     byte count and lane width.  The window is the rest of the payload when
-    less than two windows are left, and the whole of a payload of up to 8
+    less than two windows are left, and the whole of a payload of up to 4
     windows (a few megabytes of temporaries, where each window costs tens
     of microseconds of calls), else ``WINDOW`` bytes."""
     rest = len(a) - lo
-    window = a[lo:] if rest < 2 * WINDOW or len(a) <= 8 * WINDOW else a[lo : lo + WINDOW]
+    window = a[lo:] if rest < 2 * WINDOW or len(a) <= 4 * WINDOW else a[lo : lo + WINDOW]
     # Each varint's start, and the end of the last one: True before the first
     # byte and after each byte without a continuation bit.
     bounds = np.empty(len(window) + 1, bool)
