@@ -224,8 +224,7 @@ def test_string_data(strings: list[Any]) -> None:
 def test_string_data_with_some_entries_of_length_37(lengths: list[int], percents: Any) -> None:
     """Entries of length 37 (``%``) among many others, few or many: both ways of
     escaping them in the template give protobuf's bytes."""
-    strings = [b"%%2b"[i % 4 :] * n for i, n in enumerate(lengths)]
-    strings = [s[: lengths[i]] for i, s in enumerate(strings)]
+    strings = [(b"%%2b"[i % 4 :] * n)[:n] for i, n in enumerate(lengths)]
     for at, entry in percents:
         strings.insert(min(at, len(strings)), entry)
     t = TensorProto(string_data=strings)
