@@ -74,8 +74,11 @@ def _lane(np: Any, size: int) -> _Lane:
     return lane
 
 
-def decode(np: Any, chunk: bytes, out: Any) -> bool:
+def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
     """Append the varints of a packed payload to the ``array`` ``out``.
+
+    ``chunk`` is the payload, or a ``memoryview`` of it in the message's
+    bytes: it is read where it is, not copied.
 
     ``out`` holds 64-bit values (``"q"``/``"Q"``) or 32-bit ones (the low 32
     bits of each value, as upb keeps for ``int32``).  A payload with a bad
@@ -93,7 +96,7 @@ def decode(np: Any, chunk: bytes, out: Any) -> bool:
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
-    if chunk.isascii():  # one-byte values only (BOOL, small ints): they are the bytes
+    if _ascii(np, a):  # one-byte values only (BOOL, small ints): they are the bytes
         out.frombytes(memoryview(a.astype(item)).cast("B"))
         return True
     size0 = len(out)
@@ -109,12 +112,20 @@ def decode(np: Any, chunk: bytes, out: Any) -> bool:
     return True
 
 
+def _ascii(np: Any, a: Any) -> bool:
+    """Whether no byte of ``a`` has its bit 7 set.  The first bytes decide
+    most payloads of longer varints, without a pass over the whole."""
+    return not len(a) or (
+        int(np.maximum.reduce(a[:64])) < 0x80 and int(np.maximum.reduce(a)) < 0x80
+    )
+
+
 class _BadVarintError(Exception):
     """A varint of the payload is cut off or too long: the caller's loop says which."""
 
 
 def _decode_window(
-    np: Any, chunk: bytes, a: Any, lo: int, item: Any, out: Any, size: int
+    np: Any, chunk: bytes | memoryview, a: Any, lo: int, item: Any, out: Any, size: int
 ) -> tuple[int, int]:
     """Append the varints that end in a window of ``a`` from ``lo``; their
     byte count and lane width.  The window is the rest of the payload when
@@ -164,7 +175,7 @@ def _decode_window(
 
 
 def _own_words(
-    np: Any, chunk: bytes, a: Any, lo: int, used: int, starts: Any, size: int
+    np: Any, chunk: bytes | memoryview, a: Any, lo: int, used: int, starts: Any, size: int
 ) -> tuple[Any, Any, Any]:
     """The ``size``-byte words at ``starts``, holding only their varint's
     7-bit groups, a scratch array like them, and the indices of the varints
@@ -179,7 +190,7 @@ def _own_words(
     if inside:
         words[:inside] = np.ndarray((inside,), lane.dtype, chunk, lo, (1,))
     if inside < used:
-        tail = chunk[lo + inside : lo + used] + bytes(size)
+        tail = bytes(chunk[lo + inside : lo + used]) + bytes(size)
         words[inside:] = np.ndarray((used - inside,), lane.dtype, tail, 0, (1,))
     x = words.take(starts, mode="wrap")  # "wrap": the indices are known good, skip the checks
     # Keep the 7-bit groups of each word's bytes up to its first byte below

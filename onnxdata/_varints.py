@@ -121,7 +121,7 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
     code = out.typecode
     if end - pos >= npvarints.MIN_BYTES:
         np = npvarints.numpy()
-        if np is not None and npvarints.decode(np, bytes(buf[pos:end]), out):
+        if np is not None and npvarints.decode(np, memoryview(buf)[pos:end], out):
             return
     if end - pos >= lanes.MIN_BYTES:
         chunk = bytes(buf[pos:end])
