@@ -153,6 +153,18 @@ def test_string_runs_match_oracle(strings: list[bytes], after: bytes, cut: int) 
     check_decode(TensorProto, data[: len(data) - cut] if cut else data)
 
 
+@settings(max_examples=scaled(0.5))
+@given(strings=_STRINGS, cut=st.integers(0, 4))
+def test_string_runs_inside_a_message_stop_at_its_end(strings: list[bytes], cut: int) -> None:
+    # The tensor is a sequence's element, and the sequence's next field has
+    # string_data's tag byte (0x32: map_values): the run must stop at the
+    # tensor's end, where a top-level tensor's run stops at the buffer's.
+    tensor = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in strings)
+    tensor = tensor[: len(tensor) - cut] if cut else tensor
+    after = wk.f_len(6, wk.f_varint(2, 7)) + wk.f_len(6, b"")
+    check_decode(SequenceProto, wk.f_varint(2, 1) + wk.f_len(3, tensor) + after)
+
+
 def test_string_run_past_the_end_reports_the_entry() -> None:
     data = wk.f_len(6, b"ab") + b"\x32\x05abc"
     with pytest.raises(onnxdata.DecodeError) as info:
