@@ -201,7 +201,7 @@ def _own_words(
     c = np.invert(x, out=words[: len(x)])
     c &= lane.top
     long = None
-    if np.count_nonzero(c) < len(c):  # some varint is longer than the word
+    if not np.minimum.reduce(c):  # a zero: some varint is longer than the word
         if size == 4:
             return None, None, None
         long = (c == 0).nonzero()[0]
