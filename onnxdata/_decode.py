@@ -352,22 +352,6 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: i
         n, at = read_length(buf, pos, end)
         pos = at + n
         append(buf[at:pos])
-    if end == len(buf):
-        # The message ends with the buffer (a decoded message's own bytes, the
-        # usual case): indexing past the end stops the run, so no turn of this
-        # loop tests a bound.  Whatever stops it, the loop below looks again.
-        try:
-            while True:
-                if buf[pos] != tag:
-                    break
-                n = buf[pos + 1]
-                if n >= 0x80:
-                    break
-                at = pos + 2
-                pos = at + n
-                append(buf[at:pos])
-        except IndexError:
-            pass
     last = end - 1  # a next entry's tag and length byte are both before end
     while True:  # (a ``while`` with this test costs more per turn on CPython 3.11)
         if pos >= last or buf[pos] != tag:
