@@ -29,6 +29,9 @@ def numpy() -> Any:
 
 # encode() works in slices of this many values, so temporaries stay a few megabytes.
 SLICE = 1 << 16
+# Payloads of this size and more are read where they lie, not copied: below
+# it a copy and ``bytes.isascii`` cost less than numpy's look at a view.
+VIEW_BYTES = 1 << 16
 # decode() works on this many payload bytes at a time, so its temporaries (8
 # bytes per payload byte at most) stay small: with megabytes of them glibc
 # gives memory back and takes it again, and a large payload's decoding (its
@@ -77,8 +80,9 @@ def _lane(np: Any, size: int) -> _Lane:
 def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
     """Append the varints of a packed payload to the ``array`` ``out``.
 
-    ``chunk`` is the payload, or a ``memoryview`` of it in the message's
-    bytes: it is read where it is, not copied.
+    ``chunk`` is the payload: a copy, or (from ``VIEW_BYTES`` on) a
+    ``memoryview`` of it in the message's bytes, which spares a large
+    payload's copy and its memory for two numpy calls more.
 
     ``out`` holds 64-bit values (``"q"``/``"Q"``) or 32-bit ones (the low 32
     bits of each value, as upb keeps for ``int32``).  A payload with a bad
@@ -96,7 +100,8 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
-    if _ascii(np, a):  # one-byte values only (BOOL, small ints): they are the bytes
+    # One-byte values only (BOOL, small ints): they are the bytes.
+    if chunk.isascii() if type(chunk) is bytes else _ascii(np, a):
         out.frombytes(memoryview(a.astype(item)).cast("B"))
         return True
     size0 = len(out)
@@ -113,8 +118,9 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
 
 
 def _ascii(np: Any, a: Any) -> bool:
-    """Whether no byte of ``a`` has its bit 7 set.  The first bytes decide
-    most payloads of longer varints, without a pass over the whole."""
+    """Whether no byte of ``a`` has its bit 7 set.  numpy's maximum of the
+    first bytes decides most payloads of longer varints without a pass over
+    the whole."""
     return not len(a) or (
         int(np.maximum.reduce(a[:64])) < 0x80 and int(np.maximum.reduce(a)) < 0x80
     )
@@ -201,7 +207,7 @@ def _own_words(
     c = np.invert(x, out=words[: len(x)])
     c &= lane.top
     long = None
-    if not np.minimum.reduce(c):  # a zero: some varint is longer than the word
+    if np.count_nonzero(c) < len(c):  # some varint is longer than the word
         if size == 4:
             return None, None, None
         long = (c == 0).nonzero()[0]

@@ -121,8 +121,13 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
     code = out.typecode
     if end - pos >= npvarints.MIN_BYTES:
         np = npvarints.numpy()
-        if np is not None and npvarints.decode(np, memoryview(buf)[pos:end], out):
-            return
+        if np is not None:
+            if end - pos < npvarints.VIEW_BYTES:
+                chunk: bytes | memoryview = bytes(buf[pos:end])
+            else:
+                chunk = memoryview(buf)[pos:end]
+            if npvarints.decode(np, chunk, out):
+                return
     if end - pos >= lanes.MIN_BYTES:
         chunk = bytes(buf[pos:end])
         if chunk.isascii():  # all one-byte values: no decoding, and no second copy below

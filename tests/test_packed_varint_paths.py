@@ -276,14 +276,17 @@ def test_numpy_decode_property(values: list[int], pad: list[int], window: int, c
     saved = npvarints.WINDOW
     npvarints.WINDOW = window
     try:
-        out = array(code, [7])
-        assert npvarints.decode(np, payload, out)
-        assert out[1:] == expected
+        # The payload as a copy, and as a view inside a message's bytes (large payloads).
+        for chunk in (payload, memoryview(b"\x3a" + payload + b"\x08")[1:-1]):
+            out = array(code, [7])
+            assert npvarints.decode(np, chunk, out)
+            assert out[1:] == expected
         # Malformed: cut inside the last varint, or an 11-byte varint at the end.
         for bad in (payload + b"\x80", payload + b"\xff" * 10 + b"\x01"):
-            out = array(code, [7, 8])
-            assert not npvarints.decode(np, bad, out)
-            assert out == array(code, [7, 8])
+            for chunk in (bad, memoryview(b"\x3a" + bad + b"\x08")[1:-1]):
+                out = array(code, [7, 8])
+                assert not npvarints.decode(np, chunk, out)
+                assert out == array(code, [7, 8])
     finally:
         npvarints.WINDOW = saved
 
@@ -341,3 +344,35 @@ def test_numpy_decode_four_bytes_on_average(
     out = array(code, [9])
     assert not npvarints.decode(np, bad, out)
     assert out == array(code, [9])
+
+
+@pytest.mark.parametrize("copy", [True, False])
+@pytest.mark.parametrize(
+    "values",
+    [[5] * 700, [0] * 100 + [300] + [1] * 600, [1, 300, -1, 2**40] * 200],
+    ids=["one-byte values", "a longer one after the first 64 bytes", "mixed"],
+)
+def test_numpy_decode_of_a_view_is_the_loops(
+    values: list[int], copy: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ``VIEW_BYTES`` on a payload is read as a view of the message's
+    bytes: the values, and the error of a cut varint, are the loop's."""
+    from onnxdata import _npvarints as npvarints
+
+    monkeypatch.setattr(npvarints, "VIEW_BYTES", 1)
+    payload = _loop_payload(values)
+    for data in (
+        wk.f_len(7, payload) + wk.f_len(8, b"name"),
+        wk.f_len(7, payload[:-1] + b"\x80") + wk.f_len(8, b"name"),
+    ):
+        with varint_path("loop"):
+            try:
+                expected: object = onnxdata.TensorProto.decode(data)
+            except onnxdata.DecodeError as err:
+                expected = (str(err), err.offset, err.path)
+        try:
+            got: object = onnxdata.TensorProto.decode(data, copy=copy)
+        except onnxdata.DecodeError as err:
+            got = (str(err), err.offset, err.path)
+        assert got == expected
+    assert list(onnxdata.TensorProto.decode(wk.f_len(7, payload)).int64_data) == values
