@@ -88,6 +88,10 @@ FAST_PATHS: dict[tuple[str, str], str] = {
     # A long run of unpacked int64 keys, found by one regular expression and
     # decoded as one packed payload.
     ("MapProto", "keys"): "varint run",
+    # Nested lists and optionals: an element that ends its message is read
+    # on in the same frame, not by a call (see _TAIL_TEST).
+    ("SequenceProto", "sequence_values"): "tail",
+    ("OptionalProto", "optional_value"): "tail",
     # Rarely set in data: tested after the fields every element has.
     ("SequenceProto", "name"): "last",
     ("MapProto", "name"): "last",
@@ -532,7 +536,7 @@ else:
 _LOOP = """\
 def {function}(buf, pos, end, msg, depth, grown):
     run_end = -1  # the end of the last unknown field; ``unknown`` is made with the first
-    try:
+{prologue}    try:
         while True:
             if pos >= end:
                 break
@@ -556,10 +560,22 @@ def {function}(buf, pos, end, msg, depth, grown):
             unknown_fields(msg, unknown, grown)
     except DecodeError as err:
         locate(err, msg, FIELD_AT.get(err.__traceback__.tb_lineno, 0), FIELDS)
-        raise
+{located}        raise
     except (IndexError, struct.error, OverflowError) as exc:
-        raise stray(exc, pos) from exc
+{stray}"""
+
+# A message that holds its own type (TAIL_FIELD) reads an element that runs to
+# the end of the message in the same frame (see _tail_blocks): the error path
+# then names the elements between ``top``, this call's message, and ``msg``.
+_TAIL_PROLOGUE = "    top = msg  # ``msg`` becomes an element that runs to the end\n"
+_TAIL_LOCATED = "        if msg is not top:\n            tail_path(err, top, msg, TAIL_FIELD)\n"
+_TAIL_STRAY = """\
+        err = stray(exc, pos)
+        if msg is not top:
+            tail_path(err, top, msg, TAIL_FIELD)
+        raise err from exc
 """
+_STRAY = "        raise stray(exc, pos) from exc\n"
 
 
 def _build(cls: type, copy: bool) -> tuple[Any, Any]:
@@ -619,7 +635,16 @@ def _generate(
         "FIELDS": spec.by_number,
     }
     function = f"decode_{spec.name.replace('.', '_')}"
-    source = _LOOP.format(function=function, branches=_branches(spec, copy, env))
+    tail = _tail_field(spec)
+    env["TAIL_FIELD"] = tail
+    env["tail_path"] = _tail_path
+    source = _LOOP.format(
+        function=function,
+        branches=_branches(spec, copy, env),
+        prologue=_TAIL_PROLOGUE if tail else "",
+        located=_TAIL_LOCATED if tail else "",
+        stray=_TAIL_STRAY if tail else _STRAY,
+    )
     env["FIELD_AT"] = _field_lines(source)
     code = compile(source, f"<onnxdata decoder {spec.name}{'' if copy else ' views'}>", "exec")
     exec(code, env)
@@ -658,6 +683,48 @@ def _branches(spec: MessageSpec, copy: bool, env: dict[str, Any]) -> str:
             out.extend("    " + line for line in body.splitlines())
             keyword = "elif"
     return "\n".join(" " * 12 + line for line in out)
+
+
+# An element of TAIL_FIELD that runs to the end of its message is read on in
+# the same frame: nothing of this message follows it, so ``msg`` becomes the
+# element and the loop goes on (a nested list costs no call a level).  Not
+# after an unknown field, whose bytes still belong to this message.
+_TAIL_TEST = "if pos + n == end and run_end < 0:  # the rest of this message"
+
+
+def _tail_field(spec: MessageSpec) -> FieldSpec | None:
+    """The field of ``spec`` marked "tail" in FAST_PATHS, if any: its elements
+    that end the message are read in the same frame (see ``_TAIL_TEST``).
+
+    Raises:
+        ValueError: the field does not hold ``spec``'s own type (the loop
+            could not read it), or two are marked (an error could not tell
+            which one the chain went through).
+    """
+    marked = [f for f in spec.fields if FAST_PATHS.get((spec.name, f.name)) == "tail"]
+    if not marked:
+        return None
+    if len(marked) > 1 or marked[0].message is not spec.cls:
+        raise ValueError(f"{spec.name}: a tail field must be the one of its own message type")
+    return marked[0]
+
+
+def _tail_path(err: DecodeError, top: Any, msg: Any, f: FieldSpec) -> None:
+    """Add to ``err``'s path the elements of ``f`` from ``top`` down to ``msg``,
+    each the last of its message (as the calls of a recursive decode would)."""
+    parts = []
+    held = top
+    for _ in range(MAX_DEPTH + 1):  # the chain is never longer: its depth was checked
+        if held is msg:
+            break
+        held = getattr(held, f.slot)
+        if f.repeated:
+            parts.append(f"{f.name}[{len(held) - 1}]")
+            held = held[-1]
+        else:
+            parts.append(f.name)
+    for part in reversed(parts):
+        err.within(part)
 
 
 def _int_tag(tag: bytes) -> int:
@@ -796,16 +863,20 @@ def _field_blocks(
     sub = f"new_{name}", f"decode_{name}"
     # An element is made here, not by a call of new_<field>: one call less per element.
     blank = "\n".join(blank_source(spec_of(f.message), "sub", env, f"{name}_"))
+    call = f"{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)"
+    tail = f is _tail_field(spec)
     if not f.repeated:
         made = "\n".join("    " + line for line in [*blank.splitlines(), f"msg.{name} = sub"])
+        read = f"{call}\npos += n"
+        if tail:
+            read = f"{_TAIL_TEST}\n    msg = sub\n    depth -= 1\nelse:\n    {call}\n    pos += n"
         return [
             (
                 f"tag == {native}",
                 f"{_READ_LENGTH}\n"
                 "if depth <= 0:\n    raise depth_error(start)\n"
                 f"sub = msg.{name}\n"
-                f"if sub is None:\n{made}\n"
-                f"{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n",
+                f"if sub is None:\n{made}\n{read}",
             )
         ]
     check = "if depth <= 0:\n    raise depth_error(start)\n"
@@ -816,10 +887,15 @@ def _field_blocks(
                 f"{check}pos = run_{name}(buf, pos, end, {held}, depth - 1, grown, {native})",
             )
         ]
-    element = (
-        f"{_READ_LENGTH}\n{blank}\n{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)\n"
-        "values.append(sub)\npos += n"
-    )
+    element = f"{_READ_LENGTH}\n{blank}\n{call}\nvalues.append(sub)\npos += n"
+    if tail:
+        # In a run, ``break``: the next byte is the element's first, not the run's next tag.
+        switch = "    values.append(sub)\n    msg = sub\n    depth -= 1\n"
+        element = f"{_READ_LENGTH}\n{blank}\n{_TAIL_TEST}\n{switch}" + (
+            f"    break\n{call}\nvalues.append(sub)\npos += n"
+            if one_byte
+            else f"else:\n    {call}\n    values.append(sub)\n    pos += n"
+        )
     # The container, made here if this is the field's first element: the class
     # is known by now, one call less than the property's.
     env[f"list_{name}"] = f.messages_class()

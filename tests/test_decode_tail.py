@@ -1,0 +1,137 @@
+"""Nested lists read in one frame give what the recursive decode gives.
+
+A SequenceProto's ``sequence_values`` element and an OptionalProto's
+``optional_value`` that run to the end of their message are read on in the
+same call, the element taking the message's place (``"tail"`` in
+``FAST_PATHS``).  Here every chain of such messages, with fields before and
+after each element, unknown fields, and faults at any level or a cut
+anywhere, decodes to the same message or fails with the same error (reason,
+offset, path) as with the tail turned off, and as the oracle accepts or
+rejects it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import wirekit as wk
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from message_strategies import scaled
+from oracle import check_decode
+
+import onnxdata
+from onnxdata import DecodeError, OptionalProto, SequenceProto, _decode
+
+TAILS = [key for key, kind in _decode.FAST_PATHS.items() if kind == "tail"]
+LINK = {SequenceProto: 5, OptionalProto: 7}  # the field of a child of each type
+
+
+@contextlib.contextmanager
+def general_decoders() -> Iterator[None]:
+    """Decoders generated afresh with no tail: every element read by a call."""
+    with pytest.MonkeyPatch.context() as mp:
+        for key in TAILS:
+            mp.delitem(_decode.FAST_PATHS, key)
+        mp.setattr(_decode, "_CODECS", ({}, {}))
+        mp.setattr(_decode, "_SOURCES", {})
+        yield
+
+
+def outcome(cls: type, data: bytes, copy: bool) -> Any:
+    try:
+        return cls.decode(data, copy=copy)
+    except DecodeError as err:
+        return (err.reason, err.offset, err.path)
+
+
+# The fields around a level's child: none, a set elem_type, a name, an
+# unknown field, a second child (its own, short), a bad varint, a bad wire type.
+EXTRAS = {
+    "none": b"",
+    "elem_type": wk.f_varint(2, 5),
+    "name": wk.f_len(1, b"lvl"),
+    "unknown": wk.f_varint(99, 7),
+    "cut varint": b"\x10\x80",
+    "wrong wire type": wk.f_len(2, b"x"),
+}
+LEAVES = [
+    b"",
+    wk.f_varint(2, 1) + wk.f_len(3, wk.f_varint(2, 1)),  # a tensor
+    b"\x10",  # a tag with no value
+    b"\x2a\x05ab",  # a child longer than what is left
+    wk.f_varint(2, 2**40),  # elem_type out of int32: kept as protobuf keeps it
+]
+
+
+@st.composite
+def chains(draw: st.DrawFn) -> tuple[type, bytes]:
+    """A chain of 1-120 SequenceProto/OptionalProto levels, the outermost's class
+    and bytes."""
+    levels = draw(st.lists(st.sampled_from([SequenceProto, OptionalProto]), min_size=1,
+                           max_size=120))  # fmt: skip
+    data = draw(st.sampled_from(LEAVES))
+    for i in range(len(levels) - 1, 0, -1):
+        before = EXTRAS[draw(st.sampled_from(sorted(EXTRAS)))]
+        after = EXTRAS[draw(st.sampled_from(["none"] * 6 + sorted(EXTRAS)))]
+        twice = draw(st.integers(0, 8)) == 0 and levels[i - 1] is SequenceProto
+        child = wk.f_len(LINK[levels[i]], data)
+        data = before + (child if not twice else wk.f_len(LINK[levels[i]], b"") + child) + after
+    cut = draw(st.none() | st.integers(0, len(data)))
+    return levels[0], data if cut is None else data[:cut]
+
+
+@settings(max_examples=scaled(1.0))
+@given(chains())
+def test_a_chain_decodes_as_without_the_tail(chain: tuple[type, bytes]) -> None:
+    cls, data = chain
+    check_decode(cls, data)
+    tail = [outcome(cls, data, copy) for copy in (True, False)]
+    with general_decoders():
+        general = [outcome(cls, data, copy) for copy in (True, False)]
+    assert tail == general
+
+
+def test_the_tail_is_taken() -> None:
+    # 100 levels read in one frame; an error at the bottom names every
+    # level, as the calls' handlers would.
+    data = wk.nest(5, b"\x10\x80", 99)
+    with pytest.raises(DecodeError) as info:
+        SequenceProto.decode(data)
+    assert info.value.path == "SequenceProto" + ".sequence_values[0]" * 99 + ".elem_type"
+    source = _decode.source(SequenceProto)
+    assert "msg = sub" in source
+    with general_decoders():
+        assert "msg = sub" not in _decode.source(SequenceProto)
+
+
+def test_an_element_after_others_is_named_by_its_index() -> None:
+    # Two elements, the second runs to the end and fails: index 1 at that level.
+    inner = wk.f_len(5, b"") + wk.f_len(5, b"\x10\x80")
+    data = wk.f_len(5, inner)
+    for decode in (SequenceProto.decode, lambda d: SequenceProto.decode(d, copy=False)):
+        with pytest.raises(DecodeError) as info:
+            decode(data)
+        assert info.value.path == "SequenceProto.sequence_values[0].sequence_values[1].elem_type"
+
+
+def test_a_chain_through_both_tails_names_every_level() -> None:
+    # Optional -> optional -> optional -> sequence -> sequence -> sequence, the
+    # last one's elem_type cut: three tails, one call (optional to sequence), two tails.
+    data = wk.nest(7, wk.nest(5, b"\x10\x80", 3), 3)
+    want = "OptionalProto" + ".optional_value" * 3 + ".sequence_value"
+    want += ".sequence_values[0]" * 2 + ".elem_type"
+    assert outcome(OptionalProto, data, True)[2] == want
+    with general_decoders():
+        assert outcome(OptionalProto, data, True)[2] == want
+
+
+def test_only_a_field_of_its_own_type_can_be_a_tail() -> None:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(_decode.FAST_PATHS, ("SequenceProto", "map_values"), "tail")
+        mp.setattr(_decode, "_CODECS", ({}, {}))
+        with pytest.raises(ValueError, match="its own message type"):
+            onnxdata.SequenceProto.decode(b"")
