@@ -334,7 +334,10 @@ def _packed(
     release: Callable[[int, int], None] | None,
 ) -> bool:
     """A packed payload: count its values, keep the first ones.  Return whether
-    the encoder would write the payload back the same (as far as it was read)."""
+    the encoder would write the payload back the same (as far as it was read):
+    never an empty one, which it leaves out."""
+    if not n:
+        return False
     info = KINDS[f.kind]
     if info.wire_type in _FIXED:
         width = _FIXED[info.wire_type]
