@@ -345,7 +345,8 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: i
     lie inside the message: two indexings, one slice, two tests per entry.
     A slice past ``end`` cannot raise, so that is checked once, after the
     run; any other entry (its tag or length at the message's end, a longer
-    length) is the general reader's.
+    length) is the general reader's.  A long run at the end of the input
+    is :func:`_strings_to_the_end`'s.
     """
     n = buf[pos] if pos < end else 0x80
     if n < 0x80:
@@ -357,18 +358,61 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: i
         pos = at + n
         append(buf[at:pos])
     last = end - 1  # a next entry's tag and length byte are both before end
-    while True:  # (a ``while`` with this test costs more per turn on CPython 3.11)
-        if pos >= last or buf[pos] != tag:
-            break
-        n = buf[pos + 1]
-        if n < 0x80:
-            at = pos + 2
-            pos = at + n
-            append(buf[at:pos])
-        else:
-            n, at = read_length(buf, pos + 1, end)
-            pos = at + n
-            append(buf[at:pos])
+    if pos < last and buf[pos] == tag:  # a second entry (a lone one pays no more tests)
+        if end - pos >= LONG_RUN and end == len(buf):
+            return _strings_to_the_end(buf, pos + 1, end, append, tag)
+        while True:  # (a ``while`` with the test costs more per turn on CPython 3.11)
+            n = buf[pos + 1]
+            if n < 0x80:
+                at = pos + 2
+                pos = at + n
+                append(buf[at:pos])
+            else:
+                n, at = read_length(buf, pos + 1, end)
+                pos = at + n
+                append(buf[at:pos])
+            if pos >= last or buf[pos] != tag:
+                break
+    if pos > end:  # the last entry runs past the end: read_length says how
+        read_length(buf, at - 1, end)
+    return pos
+
+
+# From this many bytes to the end of the input, a run of entries is read
+# without a bound test per entry (_strings_to_the_end): its fixed cost, a
+# view and a caught IndexError, is then under 1 % of the run's.
+LONG_RUN = 1 << 14
+
+
+def _strings_to_the_end(
+    buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: int
+) -> int:
+    """:func:`_strings` where the message ends with the input (``end ==
+    len(buf)``): indexing past the end raises ``IndexError``, which ends the
+    run there, so an entry costs no bound test; each length is read from a
+    view one byte on (``after[pos]`` is ``buf[pos + 1]``), which saves an
+    addition.  About 10 % fewer instructions an entry than the bounded loop.
+    """
+    after = memoryview(buf)[1:]
+    pos -= 1  # the first entry's tag
+    at = pos
+    try:
+        while True:
+            if buf[pos] != tag:
+                break
+            n = after[pos]
+            if n < 0x80:
+                at = pos + 2
+                pos = at + n
+                append(buf[at:pos])
+            else:
+                n, at = read_length(buf, pos + 1, end)
+                pos = at + n
+                append(buf[at:pos])
+    except IndexError:  # a tag, or a tag and its length, past the end
+        pass
+    finally:
+        after.release()
     if pos > end:  # the last entry runs past the end: read_length says how
         read_length(buf, at - 1, end)
     return pos

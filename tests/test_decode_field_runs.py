@@ -11,7 +11,9 @@ path, to leave it at every point, and to break inside it.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import onnx
@@ -23,7 +25,7 @@ from message_strategies import scaled
 from oracle import VARINT_PATHS, check_decode, varint_path
 
 import onnxdata
-from onnxdata import MapProto, SequenceProto, TensorProto
+from onnxdata import MapProto, SequenceProto, TensorProto, _decode
 
 
 def _tensor(dims: list[int], data_type: int, raw: bytes, extra: bytes = b"") -> bytes:
@@ -144,25 +146,62 @@ _STRINGS = st.lists(
 )
 
 
+# Two readers of a run: bounded, and (from LONG_RUN bytes to the end of the
+# input) ended by indexing past the end; "to the end" lowers LONG_RUN so that
+# every run that reaches the input's end takes the second.
+_STRING_READERS = ["bounded", "to the end"]
+
+
+@contextlib.contextmanager
+def string_reader(kind: str) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        if kind == "to the end":
+            mp.setattr(_decode, "LONG_RUN", 1)
+        yield
+
+
+@pytest.mark.parametrize("reader", _STRING_READERS)
 @settings(max_examples=scaled(0.5))
 @given(
-    strings=_STRINGS, after=st.sampled_from([b"", b"\x42\x01x", b"\x08\x05"]), cut=st.integers(0, 4)
+    strings=_STRINGS,
+    after=st.sampled_from([b"", b"\x42\x01x", b"\x08\x05", b"\x32", b"\x32\x81"]),
+    cut=st.integers(0, 4),
 )
-def test_string_runs_match_oracle(strings: list[bytes], after: bytes, cut: int) -> None:
+def test_string_runs_match_oracle(
+    reader: str, strings: list[bytes], after: bytes, cut: int
+) -> None:
     data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in strings) + after
-    check_decode(TensorProto, data[: len(data) - cut] if cut else data)
+    with string_reader(reader):
+        check_decode(TensorProto, data[: len(data) - cut] if cut else data)
 
 
+@pytest.mark.parametrize("reader", _STRING_READERS)
 @settings(max_examples=scaled(0.5))
 @given(strings=_STRINGS, cut=st.integers(0, 4))
-def test_string_runs_inside_a_message_stop_at_its_end(strings: list[bytes], cut: int) -> None:
+def test_string_runs_inside_a_message_stop_at_its_end(
+    reader: str, strings: list[bytes], cut: int
+) -> None:
     # The tensor is a sequence's element, and the sequence's next field has
     # string_data's tag byte (0x32: map_values): the run must stop at the
     # tensor's end, where a top-level tensor's run stops at the buffer's.
     tensor = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in strings)
     tensor = tensor[: len(tensor) - cut] if cut else tensor
     after = wk.f_len(6, wk.f_varint(2, 7)) + wk.f_len(6, b"")
-    check_decode(SequenceProto, wk.f_varint(2, 1) + wk.f_len(3, tensor) + after)
+    with string_reader(reader):
+        check_decode(SequenceProto, wk.f_varint(2, 1) + wk.f_len(3, tensor) + after)
+
+
+@pytest.mark.parametrize("cut", [0, 1, 2, 7, 200])
+def test_a_long_string_run_to_the_end_matches_oracle(cut: int) -> None:
+    # Over LONG_RUN bytes, as the default takes it: short and long entries,
+    # the input cut inside the last ones, or after a lone tag.
+    entries = [bytes([i % 251]) * (i % 19) for i in range(3000)] + [b"x" * 300, b"", b"yz"]
+    data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in entries)
+    assert len(data) > _decode.LONG_RUN
+    check_decode(TensorProto, data[: len(data) - cut] if cut else data)
+    check_decode(TensorProto, data + b"\x32")
+    views = TensorProto.decode(bytearray(data), copy=False)
+    assert [bytes(s) for s in views.string_data] == entries
 
 
 def test_string_run_past_the_end_reports_the_entry() -> None:
