@@ -401,14 +401,11 @@ def _strings_to_the_end(
             if buf[pos] != tag:
                 break
             n = after[pos]
-            if n < 0x80:
-                at = pos + 2
-                pos = at + n
-                append(buf[at:pos])
-            else:
+            at = pos + 2
+            if n >= 0x80:
                 n, at = read_length(buf, pos + 1, end)
-                pos = at + n
-                append(buf[at:pos])
+            pos = at + n
+            append(buf[at:pos])
     except IndexError:  # a tag, or a tag and its length, past the end
         pass
     finally:
