@@ -605,8 +605,8 @@ def {function}(buf, pos, end, msg, depth, grown):
     except (IndexError, struct.error, OverflowError) as exc:
 {stray}"""
 
-# A message that holds its own type (TAIL_FIELD) reads an element that runs to
-# the end of the message in the same frame (see _tail_blocks): the error path
+# A message with a "tail" field (TAIL_FIELD) reads an element of it that runs
+# to the end of the message in the same frame (see _TAIL_TEST): an error's path
 # then names the elements between ``top``, this call's message, and ``msg``.
 _TAIL_PROLOGUE = "    top = msg  # ``msg`` becomes an element that runs to the end\n"
 _TAIL_LOCATED = "        if msg is not top:\n            tail_path(err, top, msg, TAIL_FIELD)\n"
