@@ -63,11 +63,13 @@ def documented(t: TensorProto, ours: str | None, theirs: str | None) -> bool:
             "should be stored in" in theirs
         )
     # onnx accepts any surplus of values; the 4- and 2-bit types with too few int32_data
-    # values (it asks for one per 4 bytes); BOOL raw_data bytes other than 0 and 1.
+    # values (it asks for one per 4 bytes); BOOL raw_data bytes other than 0 and 1; raw_data
+    # of a data_type that is no DataType.
     return theirs is None and (
         "values, but dims" in ours
         or "bytes, but dims" in ours
         or "BOOL raw_data bytes must be 0 or 1" in ours
+        or (t.raw_data is not None and "is not a TensorProto.DataType" in ours)
     )
 
 
@@ -96,6 +98,16 @@ def mutate(t: TensorProto, how: str, data: Any) -> TensorProto:
         if loc is not None:
             t.external_data = [StringStringEntryProto(key="location", value=loc)]
     return t
+
+
+@pytest.mark.parametrize("data_type", [29, 30, 1000])
+def test_raw_data_of_no_data_type_is_refused_where_onnx_accepts_it(data_type: int) -> None:
+    # docs/compat.md: onnx checks data_type only for the typed fields.
+    t = TensorProto(data_type=data_type, raw_data=bytes(8))
+    ours, theirs = verdicts(checker.check_tensor, onnx.checker.check_tensor, t)
+    assert theirs is None
+    assert ours == f"TensorProto.data_type: {data_type} is not a TensorProto.DataType (0..28)"
+    assert documented(t, ours, theirs)
 
 
 @settings(max_examples=scaled(1.0))
