@@ -555,11 +555,13 @@ def _defaults(spec: MessageSpec, env: dict[str, Any], prefix: str = "") -> dict[
 
     The one generator of defaults, for ``__init__`` and for the decoder's
     blank messages: a repeated field's slot is ``None`` (no container until
-    one is asked for); any other default is the declared object itself.
+    one is asked for); any other default is the declared object itself, and
+    ``None`` (most of them) is written as the literal, which a blank stores
+    without a lookup.
     """
     made: dict[str, str] = {}
     for f in spec.fields:
-        if f.repeated:
+        if f.repeated or f.default is None:
             made[f.slot] = "None"
         else:
             env[f"{prefix}default_{f.name}"] = f.default
