@@ -10,7 +10,8 @@ from typing import Any
 
 import onnx
 import pytest
-from hypothesis import given, settings
+from google.protobuf import json_format
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from message_strategies import scaled, tensors
 from oracle import assert_same, to_oracle
@@ -180,13 +181,26 @@ def test_text_formats_write_what_onnx_writes_and_read_it_back(fmt: str) -> None:
     assert onnxdata.load_tensor_from_string(expected.decode(), format=fmt) == t  # type: ignore[arg-type]
 
 
+FLOAT32_MAX = 3.4028234663852886e38
+
+
 @settings(max_examples=scaled(0.3))
 @given(st.sampled_from(["textproto", "json"]), valid.tensors())
+@example("json", TensorProto(dims=[2], data_type=1, float_data=[1.0, -FLOAT32_MAX]))
+@example("textproto", TensorProto(dims=[2], data_type=1, float_data=[1.0, -FLOAT32_MAX]))
 def test_text_formats_match_onnx_on_generated_tensors(fmt: str, t: TensorProto) -> None:
     expected = onnx_bytes(t, fmt)
     assert serialization.registry.get(fmt).serialize_proto(t) == expected
-    theirs = onnx.load_tensor_from_string(expected, format=fmt)  # type: ignore[arg-type]
     ours = onnxdata.load_tensor_from_string(expected, format=fmt)  # type: ignore[arg-type]
+    try:
+        theirs = onnx.load_tensor_from_string(expected, format=fmt)  # type: ignore[arg-type]
+    except json_format.ParseError as err:
+        # docs/compat.md: protobuf's JSON Parse refuses the largest float32 as its
+        # own writer spells it (3.4028235e+38); onnxdata reads it back.
+        assert fmt == "json" and "Float value too" in str(err), err
+        assert FLOAT32_MAX in map(abs, t.float_data)
+        assert ours.encode() == t.encode()
+        return
     assert ours.encode() == theirs.SerializeToString()
 
 
