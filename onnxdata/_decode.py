@@ -38,6 +38,7 @@ from ._errors import DecodeError
 from ._messages import Message
 from ._repeated import RepeatedScalars
 from ._schema import KINDS, MESSAGE, MessageSpec, blank_maker, blank_source, spec_of
+from ._short_entries import read_short_entries
 from ._varints import decode_into_array, decode_into_list
 from ._wire import (
     BIG_ENDIAN,
@@ -338,15 +339,25 @@ def _view_fixed(buf: Any, pos: int, n: int, msg: Any, slot: str, code: str, size
         setattr(msg, slot, buf[pos : pos + n].cast(code))
 
 
-def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: int) -> int:
+def _strings(
+    buf: Buf,
+    pos: int,
+    end: int,
+    append: Callable[[Any], None],
+    values: list[Any],
+    tag: int,
+) -> int:
     """Read a run of one repeated bytes field, the first entry's tag already read.
 
     The loop's case is an entry whose tag and one-byte length (below 128)
     lie inside the message: two indexings, one slice, two tests per entry.
     A slice past ``end`` cannot raise, so that is checked once, after the
     run; any other entry (its tag or length at the message's end, a longer
-    length) is the general reader's.  A long run at the end of the input
-    is :func:`_strings_to_the_end`'s.
+    length) is the general reader's.  From ``LONG_RUN`` bytes left, the
+    entries shorter than 128 bytes are made by :func:`read_short_entries`,
+    in one C call a chunk, and the loop reads on where it stops.  ``values``
+    is the list that ``append`` adds to (itself or through
+    :func:`_short_copied`): those entries are ``bytes`` copies in every mode.
     """
     n = buf[pos] if pos < end else 0x80
     if n < 0x80:
@@ -359,8 +370,10 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: i
         append(buf[at:pos])
     last = end - 1  # a next entry's tag and length byte are both before end
     if pos < last and buf[pos] == tag:  # a second entry (a lone one pays no more tests)
-        if end - pos >= LONG_RUN and end == len(buf):
-            return _strings_to_the_end(buf, pos + 1, end, append, tag)
+        if end - pos >= LONG_RUN:
+            pos = read_short_entries(buf, pos, end, values.extend, tag)
+            if pos >= last or buf[pos] != tag:
+                return pos
         while True:  # (a ``while`` with the test costs more per turn on CPython 3.11)
             n = buf[pos + 1]
             if n < 0x80:
@@ -378,41 +391,10 @@ def _strings(buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: i
     return pos
 
 
-# From this many bytes to the end of the input, a run of entries is read
-# without a bound test per entry (_strings_to_the_end): its fixed cost, a
-# view and a caught IndexError, is then under 1 % of the run's.
-LONG_RUN = 1 << 14
-
-
-def _strings_to_the_end(
-    buf: Buf, pos: int, end: int, append: Callable[[Any], None], tag: int
-) -> int:
-    """:func:`_strings` where the message ends with the input (``end ==
-    len(buf)``): indexing past the end raises ``IndexError``, which ends the
-    run there, so an entry costs no bound test; each length is read from a
-    view one byte on (``after[pos]`` is ``buf[pos + 1]``), which saves an
-    addition.  About 10 % fewer instructions an entry than the bounded loop.
-    """
-    after = memoryview(buf)[1:]
-    pos -= 1  # the first entry's tag
-    at = pos
-    try:
-        while True:
-            if buf[pos] != tag:
-                break
-            n = after[pos]
-            at = pos + 2
-            if n >= 0x80:
-                n, at = read_length(buf, pos + 1, end)
-            pos = at + n
-            append(buf[at:pos])
-    except IndexError:  # a tag, or a tag and its length, past the end
-        pass
-    finally:
-        after.release()
-    if pos > end:  # the last entry runs past the end: read_length says how
-        read_length(buf, at - 1, end)
-    return pos
+# From this many bytes left in the message, a run's short entries are made
+# by read_short_entries: its fixed cost, a copy and a ``pickle.loads`` call
+# (a few microseconds), is then a small part of the run's.
+LONG_RUN = 1 << 12
 
 
 def _short_copied(append: Callable[[Any], None]) -> Callable[[Any], None]:
@@ -885,7 +867,8 @@ def _field_blocks(
             return [
                 (
                     f"tag == {native}",
-                    f"pos = strings(buf, pos, end, short_copied({held}.append), {native})",
+                    f"values = {held}\n"
+                    f"pos = strings(buf, pos, end, short_copied(values.append), values, {native})",
                 )
             ]
         # A slice of bytes is already its own copy; a slice of a view is copied.
@@ -893,10 +876,11 @@ def _field_blocks(
             (
                 f"tag == {native}",
                 f"if type(buf) is bytes:\n"
-                f"    pos = strings(buf, pos, end, {held}.append, {native})\n"
+                f"    values = {held}\n"
+                f"    pos = strings(buf, pos, end, values.append, values, {native})\n"
                 f"else:\n"
                 f"    views = []\n"
-                f"    pos = strings(buf, pos, end, views.append, {native})\n"
+                f"    pos = strings(buf, pos, end, views.append, views, {native})\n"
                 f"    {held}.extend(map(bytes, views))",
             )
         ]

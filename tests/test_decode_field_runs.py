@@ -12,6 +12,8 @@ path, to leave it at every point, and to break inside it.
 from __future__ import annotations
 
 import contextlib
+import pickle
+import pickletools
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -25,7 +27,7 @@ from message_strategies import scaled
 from oracle import VARINT_PATHS, check_decode, varint_path
 
 import onnxdata
-from onnxdata import MapProto, SequenceProto, TensorProto, _decode
+from onnxdata import MapProto, SequenceProto, TensorProto, _decode, _short_entries
 
 
 def _tensor(dims: list[int], data_type: int, raw: bytes, extra: bytes = b"") -> bytes:
@@ -142,21 +144,55 @@ def test_a_tensor_template_is_used() -> None:
 
 
 _STRINGS = st.lists(
-    st.one_of(st.binary(max_size=3), st.binary(min_size=126, max_size=130)), max_size=8
+    st.one_of(
+        st.binary(max_size=3),
+        st.binary(min_size=126, max_size=130),
+        # entries that read as tags, lengths or pickle opcodes
+        st.sampled_from([b"2", b"2\x01", b"C", b"(", b"l.", b"\x80\x01"]),
+    ),
+    max_size=8,
 )
 
 
-# Two readers of a run: bounded, and (from LONG_RUN bytes to the end of the
-# input) ended by indexing past the end; "to the end" lowers LONG_RUN so that
-# every run that reaches the input's end takes the second.
-_STRING_READERS = ["bounded", "to the end"]
+# Three readers of a run: the bounded loop; from LONG_RUN bytes left, the
+# short entries made by pickling (read_short_entries), its first copy of the
+# run either of the default size or one byte long (then it grows a byte, two,
+# four... so its end falls at every place of an entry).  The two last lower
+# LONG_RUN so that every run of two entries or more takes them, and check
+# every pickle they load (see checked_pickles).
+_STRING_READERS = ["bounded", "pickled", "pickled in growing chunks"]
+
+_PICKLE_OPS = {"MARK", "SHORT_BINBYTES", "LIST", "STOP"}
+
+
+@contextlib.contextmanager
+def checked_pickles() -> Iterator[list[bytes]]:
+    """Every stream ``read_short_entries`` loads is MARK, SHORT_BINBYTES
+    opcodes, LIST and STOP, in that order, and nothing else: no byte of an
+    entry is read as an opcode.  Yields the list of streams loaded."""
+    loaded: list[bytes] = []
+    real = pickle.loads
+
+    def loads(data: Any, **kwargs: Any) -> Any:
+        ops = [op.name for op, _, _ in pickletools.genops(bytes(data))]
+        assert ops[0] == "MARK" and ops[-2:] == ["LIST", "STOP"], ops
+        assert set(ops[1:-2]) <= {"SHORT_BINBYTES"}, ops
+        assert bytes(data).endswith(b"l."), "nothing after STOP"
+        loaded.append(bytes(data))
+        return real(data, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pickle, "loads", loads)
+        yield loaded
 
 
 @contextlib.contextmanager
 def string_reader(kind: str) -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        if kind == "to the end":
+    with pytest.MonkeyPatch.context() as mp, checked_pickles():
+        if kind != "bounded":
             mp.setattr(_decode, "LONG_RUN", 1)
+        if kind == "pickled in growing chunks":
+            mp.setattr(_short_entries, "FIRST_CHUNK", 1)
         yield
 
 
@@ -191,17 +227,60 @@ def test_string_runs_inside_a_message_stop_at_its_end(
         check_decode(SequenceProto, wk.f_varint(2, 1) + wk.f_len(3, tensor) + after)
 
 
+_LONG_RUN_ENTRIES = [bytes([i % 251]) * (i % 19) for i in range(3000)] + [b"x" * 300, b"", b"yz"]
+
+
 @pytest.mark.parametrize("cut", [0, 1, 2, 7, 200])
 def test_a_long_string_run_to_the_end_matches_oracle(cut: int) -> None:
     # Over LONG_RUN bytes, as the default takes it: short and long entries,
     # the input cut inside the last ones, or after a lone tag.
-    entries = [bytes([i % 251]) * (i % 19) for i in range(3000)] + [b"x" * 300, b"", b"yz"]
-    data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in entries)
-    assert len(data) > _decode.LONG_RUN
-    check_decode(TensorProto, data[: len(data) - cut] if cut else data)
-    check_decode(TensorProto, data + b"\x32")
-    views = TensorProto.decode(bytearray(data), copy=False)
-    assert [bytes(s) for s in views.string_data] == entries
+    data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in _LONG_RUN_ENTRIES)
+    assert len(data) > 16 * _short_entries.FIRST_CHUNK > _decode.LONG_RUN  # several chunks
+    with checked_pickles() as loaded:
+        check_decode(TensorProto, data[: len(data) - cut] if cut else data)
+        check_decode(TensorProto, data + b"\x32")
+        views = TensorProto.decode(bytearray(data), copy=False)
+    assert [bytes(s) for s in views.string_data] == _LONG_RUN_ENTRIES
+    assert loaded  # the run's short entries were made by pickling
+
+
+@pytest.mark.parametrize("cut", [0, 1, 2, 200])
+def test_a_long_string_run_inside_a_message_matches_oracle(cut: int) -> None:
+    # The tensor is a sequence's element followed by the sequence's fields
+    # (one with string_data's tag byte): the chunks stop at the tensor's end.
+    tensor = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in _LONG_RUN_ENTRIES[:2000])
+    tensor = tensor[: len(tensor) - cut] if cut else tensor
+    after = wk.f_len(6, wk.f_varint(2, 7)) + wk.f_len(3, wk.f_len(6, b"ab"))
+    with checked_pickles() as loaded:
+        check_decode(SequenceProto, wk.f_varint(2, 1) + wk.f_len(3, tensor) + after)
+    assert loaded
+
+
+@pytest.mark.parametrize("first_chunk", [1, 5, _short_entries.FIRST_CHUNK])
+def test_every_short_entry_of_a_run_is_pickled(first_chunk: int) -> None:
+    # Not a timing: however the chunks cut the run, each short entry before
+    # the first long one is made by a pickle, none by the loop.
+    entries = _LONG_RUN_ENTRIES[:2500]
+    data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in entries) + wk.f_len(6, b"z" * 200)
+    with pytest.MonkeyPatch.context() as mp, checked_pickles() as loaded:
+        mp.setattr(_short_entries, "FIRST_CHUNK", first_chunk)
+        assert TensorProto.decode(data).string_data == [*entries, b"z" * 200]
+    made = [pickle.loads(stream) for stream in loaded]
+    assert sum(len(m) for m in made) == len(entries) - 1  # all but the first (read before)
+
+
+@pytest.mark.parametrize("copy", [True, False])
+@pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
+def test_pickled_entries_are_bytes_copies(copy: bool, kind: type) -> None:
+    # From every kind of input and in both modes, an entry under 128 bytes is
+    # a bytes object of its own (as the bounded loop makes it); with
+    # copy=False a longer one stays a view.
+    data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in _LONG_RUN_ENTRIES)
+    decoded = TensorProto.decode(kind(data), copy=copy)
+    assert [bytes(s) for s in decoded.string_data] == _LONG_RUN_ENTRIES
+    kinds = {type(s) for s in decoded.string_data if len(s) < 128}
+    assert kinds == {bytes}
+    assert type(decoded.string_data[-3]) is (bytes if copy else memoryview)
 
 
 def test_string_run_past_the_end_reports_the_entry() -> None:

@@ -23,7 +23,7 @@ PACKAGE = Path(onnxdata.__file__).parent
 LAYERS: list[set[str]] = [
     {"_errors", "_wire"},
     {"_repeated", "_schema", "_messages", "_datatypes", "_foreign"},
-    {"_varints", "_lanes", "_npvarints", "_gcpause", "_decode", "_encode"},
+    {"_varints", "_lanes", "_npvarints", "_short_entries", "_gcpause", "_decode", "_encode"},
     {"_atomic", "_stream", "_files", "_external"},
     {"_check", "_show", "_raw", "strategies", "_numpy_bits", "_numpy_floats",
      "_numpy_dtypes", "_numpy_tensor", "_numpy_sparse", "numpy_helper", "cli",
