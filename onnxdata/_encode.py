@@ -39,7 +39,15 @@ from ._foreign import describe, foreign_name
 from ._messages import Message
 from ._schema import MESSAGE, MessageSpec, is_boolean_type, spec_of
 from ._varints import check_int, encode_packed, encode_unpacked, tagged
-from ._wire import BIG_ENDIAN, INT32_MAX, INT32_MIN, MAX_DEPTH, encode_varint
+from ._wire import (
+    BIG_ENDIAN,
+    INT32_MAX,
+    INT32_MIN,
+    MAX_DEPTH,
+    encode_varint,
+    own_bytes,
+    own_utf8,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -158,8 +166,7 @@ def _str(v: Any) -> bytes:
     if not isinstance(v, str):
         raise EncodeTypeError(f"expected str, got {type(v).__name__}")
     try:
-        # surrogateescape: a decoded invalid UTF-8 byte goes back out unchanged.
-        return v.encode("utf-8", "surrogateescape")
+        return own_utf8(v)
     except UnicodeEncodeError as exc:
         raise EncodeValueError(
             f"not encodable as UTF-8: {exc.reason} at index {exc.start}"
@@ -169,8 +176,8 @@ def _str(v: Any) -> bytes:
 def _bytes(v: Any) -> bytes | bytearray | memoryview:
     if type(v) is bytes or type(v) is bytearray:
         return v
-    if isinstance(v, (bytes, bytearray)):
-        return bytes(v)
+    if isinstance(v, (bytes, bytearray)):  # a subclass: what it holds, not what its methods say
+        return own_bytes(v)
     if isinstance(v, memoryview):
         if not v.c_contiguous:
             return v.tobytes()  # a strided view: its bytes in logical order

@@ -300,3 +300,32 @@ def shortest_float32(value: float) -> float:
         digits += 1
         rounded = float(f"{value:.{digits}g}")
     return rounded
+
+
+_WHOLE = slice(None)
+
+
+def own_bytes(value: bytes | bytearray) -> bytes | bytearray:
+    """The bytes a ``bytes`` or ``bytearray`` (or subclass) instance holds, as
+    upb writes them.
+
+    A subclass's ``__bytes__``, ``__getitem__`` or ``__len__`` is not its
+    value: ``bytes(value)`` would call the first, so a whole slice through
+    the base class's own ``__getitem__`` copies what the object holds.
+    """
+    if type(value) is bytes or type(value) is bytearray:
+        return value
+    if isinstance(value, bytes):
+        return bytes.__getitem__(value, _WHOLE)
+    return bytearray.__getitem__(value, _WHOLE)
+
+
+def own_utf8(text: str, errors: str = "surrogateescape") -> bytes:
+    """The UTF-8 of the characters a ``str`` (or subclass) instance holds, as
+    upb writes them: ``str.encode``, not a subclass's own ``encode``.  With
+    ``surrogateescape``, a decoded invalid UTF-8 byte goes back out unchanged.
+
+    Raises:
+        UnicodeEncodeError: a surrogate that no invalid byte was decoded to.
+    """
+    return str.encode(text, "utf-8", errors)

@@ -57,7 +57,7 @@ from ._schema import (
     is_message,
     spec_of,
 )
-from ._wire import MAX_DEPTH, shortest_float32, to_float32
+from ._wire import MAX_DEPTH, own_bytes, shortest_float32, to_float32
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -207,7 +207,9 @@ class _Printer:
         if kind == BYTES:
             if not isinstance(value, (bytes, bytearray, memoryview)):
                 raise TypeError(f"{f.name} holds {type(value).__name__}, not bytes")
-            return base64.b64encode(bytes(value)).decode("ascii")
+            # A subclass's own bytes, as upb writes them, not what its methods say.
+            data = own_bytes(value) if isinstance(value, (bytes, bytearray)) else value
+            return base64.b64encode(data).decode("ascii")
         if not isinstance(value, str):
             raise TypeError(f"{f.name} holds {type(value).__name__}, not str")
         return value

@@ -53,7 +53,7 @@ from ._schema import (
     is_message,
     spec_of,
 )
-from ._wire import shortest_float32, to_float32
+from ._wire import own_bytes, own_utf8, shortest_float32, to_float32
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -241,7 +241,15 @@ def _c_g(value: float, digits: int) -> str:
 def _string_bytes(value: Any) -> bytes:
     """A string field's UTF-8 bytes (raw bytes carried as surrogate escapes included)."""
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape")
+        return own_utf8(value)
+    return _bytes_of(value)
+
+
+def _bytes_of(value: Any) -> bytes:
+    """A bytes field's bytes: a subclass's own, not what its methods say
+    (as upb writes them); a view (``decode(copy=False)``) copied."""
+    if isinstance(value, (bytes, bytearray)):
+        value = own_bytes(value)  # then bytes() of an exact bytes or bytearray
     return bytes(value)
 
 
@@ -470,7 +478,7 @@ class _Printer:
         if kind == STRING:
             return '"' + _escape(_string_bytes(value), self.as_utf8) + '"'
         if kind == BYTES:
-            return '"' + _escape(bytes(value), False) + '"'
+            return '"' + _escape(_bytes_of(value), False) + '"'
         if kind == FLOAT:
             value = to_float32(float(value))
             if self.float_format is not None:
@@ -743,7 +751,7 @@ def _upb_scalar(f: FieldSpec, value: Any) -> str:
     if kind == STRING:
         return '"' + _upb_string(_string_bytes(value)) + '"'
     if kind == BYTES:
-        return '"' + "".join([_BYTE_ESCAPES[b] for b in bytes(value)]) + '"'
+        return '"' + "".join([_BYTE_ESCAPES[b] for b in _bytes_of(value)]) + '"'
     if kind == ENUM:
         assert f.enum is not None
         number = int(value)

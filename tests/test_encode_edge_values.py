@@ -13,7 +13,9 @@ from typing import Any
 
 import message_strategies as ms
 import numpy as np
+import onnx
 import pytest
+from google.protobuf import json_format, text_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracle import to_oracle
@@ -214,6 +216,63 @@ def test_string_data(strings: list[Any]) -> None:
     file = io.BytesIO()  # encode_to's plan takes another path
     t.encode_to(file)
     assert file.getvalue() == t.encode()
+
+
+class _OwnBytes(bytes):
+    """A bytes subclass whose methods say other things than its bytes."""
+
+    def __bytes__(self) -> bytes:
+        return b"not these"
+
+    def __getitem__(self, i: Any) -> Any:
+        return b"nor these"
+
+    def __len__(self) -> int:
+        return 99
+
+
+class _OwnText(str):
+    """A str subclass whose methods say other things than its characters."""
+
+    __slots__ = ()
+
+    def encode(self, *args: Any, **kwargs: Any) -> bytes:
+        return b"not these"
+
+    def __str__(self) -> str:
+        return "nor these"
+
+
+@pytest.mark.parametrize("many", [1, 3, 300])
+def test_subclasses_are_written_as_their_own_bytes_and_characters(many: int) -> None:
+    # upb writes a bytes or str subclass instance's own bytes and characters
+    # whatever its methods say; so must every path here (one entry, a run, a
+    # singular field, the streaming plan).
+    def fields(text: Any, data: Any) -> dict[str, Any]:
+        return {
+            "name": text("naïve"),
+            "doc_string": text("d" * 200),
+            "raw_data": data(b"\x00raw"),
+            "string_data": [data(b"%b%s"), b"x", data(b"y" * 130)] * many,
+        }
+
+    ours = TensorProto(**fields(_OwnText, _OwnBytes))
+    theirs = onnx.TensorProto(**fields(_OwnText, _OwnBytes))
+    assert ours.encode() == theirs.SerializeToString()
+    for utf8 in (True, False):  # and so do the text and JSON writers
+        mine = onnxdata.text_format.MessageToString(ours, as_utf8=utf8)
+        assert mine == text_format.MessageToString(theirs, as_utf8=utf8)
+    assert onnxdata.json_format.MessageToJson(ours) == json_format.MessageToJson(theirs)
+    assert ours.encode() == TensorProto(**fields(str, bytes)).encode()
+    file = io.BytesIO()
+    ours.encode_to(file)
+    assert file.getvalue() == ours.encode()
+    keys = [_OwnBytes(b"k%d" % i) for i in range(many)]
+    assert MapProto(key_type=8, string_keys=keys).encode() == (
+        onnx.MapProto(key_type=8, string_keys=keys).SerializeToString()
+    )
+    entry = onnxdata.StringStringEntryProto(key=_OwnText("k"), value=_OwnText("v"))
+    assert entry.encode() == onnx.StringStringEntryProto(key="k", value="v").SerializeToString()
 
 
 @settings(max_examples=ms.scaled(0.4))
