@@ -59,8 +59,14 @@ def documented(t: TensorProto, ours: str | None, theirs: str | None) -> bool:
         # onnx resolves an external tensor's location against the current directory, and
         # refuses a valid one whose file is not there (docs/compat.md); every other
         # difference is onnx accepting what onnxdata refuses
-        return t.data_location == TensorProto.EXTERNAL and theirs is not None and (
-            "should be stored in" in theirs
+        return (
+            t.data_location == TensorProto.EXTERNAL
+            and theirs is not None
+            and (
+                "should be stored in" in theirs
+                # onnx's message is a C string: a NUL in the tensor's name ends it there
+                or theirs == "Data of TensorProto ( tensor name: " + (t.name or "").split("\0")[0]
+            )
         )
     # onnx accepts any surplus of values; the 4- and 2-bit types with too few int32_data
     # values (it asks for one per 4 bytes); BOOL raw_data bytes other than 0 and 1; raw_data
@@ -98,6 +104,22 @@ def mutate(t: TensorProto, how: str, data: Any) -> TensorProto:
         if loc is not None:
             t.external_data = [StringStringEntryProto(key="location", value=loc)]
     return t
+
+
+@pytest.mark.parametrize("name", ["w", "\0", "a\0b"])
+def test_an_external_tensor_whose_file_is_not_there_is_valid_here(name: str) -> None:
+    # docs/compat.md: onnx looks for the file (from the current directory) and
+    # refuses the tensor, its message cut at a NUL in the tensor's name.
+    t = TensorProto(
+        name=name,
+        data_type=TensorProto.INT64,
+        data_location=TensorProto.EXTERNAL,
+        external_data=[StringStringEntryProto(key="location", value="no-such-file.bin")],
+    )
+    ours, theirs = verdicts(checker.check_tensor, onnx.checker.check_tensor, t)
+    assert ours is None and theirs is not None
+    assert theirs.startswith("Data of TensorProto ( tensor name: " + name.split("\0")[0])
+    assert documented(t, ours, theirs)
 
 
 @pytest.mark.parametrize("data_type", [29, 30, 1000])
