@@ -305,19 +305,19 @@ def shortest_float32(value: float) -> float:
 _WHOLE = slice(None)
 
 
-def own_bytes(value: bytes | bytearray) -> bytes | bytearray:
+def own_bytes(value: bytes | bytearray | memoryview) -> bytes | bytearray | memoryview:
     """The bytes a ``bytes`` or ``bytearray`` (or subclass) instance holds, as
-    upb writes them.
+    upb writes them; anything else (a ``memoryview``) as it is.
 
     A subclass's ``__bytes__``, ``__getitem__`` or ``__len__`` is not its
     value: ``bytes(value)`` would call the first, so a whole slice through
     the base class's own ``__getitem__`` copies what the object holds.
     """
-    if type(value) is bytes or type(value) is bytearray:
-        return value
-    if isinstance(value, bytes):
+    if isinstance(value, bytes) and type(value) is not bytes:
         return bytes.__getitem__(value, _WHOLE)
-    return bytearray.__getitem__(value, _WHOLE)
+    if isinstance(value, bytearray) and type(value) is not bytearray:
+        return bytearray.__getitem__(value, _WHOLE)
+    return value  # (memoryview cannot be subclassed)
 
 
 def own_utf8(text: str, errors: str = "surrogateescape") -> bytes:

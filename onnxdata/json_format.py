@@ -207,9 +207,7 @@ class _Printer:
         if kind == BYTES:
             if not isinstance(value, (bytes, bytearray, memoryview)):
                 raise TypeError(f"{f.name} holds {type(value).__name__}, not bytes")
-            # A subclass's own bytes, as upb writes them, not what its methods say.
-            data = own_bytes(value) if isinstance(value, (bytes, bytearray)) else value
-            return base64.b64encode(data).decode("ascii")
+            return base64.b64encode(own_bytes(value)).decode("ascii")
         if not isinstance(value, str):
             raise TypeError(f"{f.name} holds {type(value).__name__}, not str")
         return value

@@ -248,9 +248,7 @@ def _string_bytes(value: Any) -> bytes:
 def _bytes_of(value: Any) -> bytes:
     """A bytes field's bytes: a subclass's own, not what its methods say
     (as upb writes them); a view (``decode(copy=False)``) copied."""
-    if isinstance(value, (bytes, bytearray)):
-        value = own_bytes(value)  # then bytes() of an exact bytes or bytearray
-    return bytes(value)
+    return bytes(own_bytes(value))  # bytes() of an exact bytes, bytearray or memoryview
 
 
 # -- unknown fields --------------------------------------------------------------
