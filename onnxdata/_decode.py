@@ -90,7 +90,8 @@ FAST_PATHS: dict[tuple[str, str], str] = {
     # decoded as one packed payload.
     ("MapProto", "keys"): "varint run",
     # Nested lists and optionals: an element that ends its message is read
-    # on in the same frame, not by a call (see _TAIL_TEST).
+    # on in the same frame, not by a call (see _TAIL_TEST), and the levels
+    # below it that encoders write alike by one test each (see _chain).
     ("SequenceProto", "sequence_values"): "tail",
     ("OptionalProto", "optional_value"): "tail",
     # Rarely set in data: tested after the fields every element has.
@@ -732,6 +733,64 @@ def _tail_field(spec: MessageSpec) -> FieldSpec | None:
     return marked[0]
 
 
+def _chain(spec: MessageSpec, f: FieldSpec, blank: str) -> str:
+    """The loop that reads on down a chain of tail elements, after ``msg``
+    became one: nested lists and optionals, a level at a time.
+
+    A level of the chain is a message written as every encoder writes a
+    nested list's element: the one-byte tag and one-byte value of its
+    head field (:func:`_chain_head`, ``elem_type``), then its tail element
+    (a tag and a one- or two-byte length) running to the end.  The loop
+    tests those bytes at once and makes the level's objects, where the
+    general loop reads two tags and tests each against the fields; at any
+    other bytes (a name, an unknown field, a longer value, the leaf) it
+    stops and the general loop reads on from the same offset.  It stores
+    what the general loop would, and never raises: its reads stay before
+    ``end`` and the depth it spends is checked first.
+    """
+    head = _chain_head(spec, f)
+    if head is None:
+        return "pass"
+    head_tag = _int_tag(head.tag_for(KINDS[head.kind].wire_type))
+    tail_tag = _int_tag(f.tag_for(LEN))
+    if head_tag >= 0x80 or tail_tag >= 0x80:  # the test reads one-byte tags only
+        return "pass"
+    made = (
+        f"values = msg.{f.slot} = list_{f.name}()\n{blank}\nvalues.append(sub)"
+        if f.repeated
+        else f"{blank}\nmsg.{f.name} = sub"
+    )
+    # The tail's tag first: where the chain ends (at a leaf) it is the test that fails.
+    test = f"end - pos > 3 and buf[pos + 2] == {tail_tag} and buf[pos] == {head_tag} and depth > 0"
+    return f"while {test}:\n" + _nested(
+        "v = buf[pos + 1]\n"
+        "n = buf[pos + 3]\n"
+        "k = pos + 4  # the element's first byte\n"
+        "if n >= 0x80:\n"
+        "    m = buf[k] if k < end else 0x80\n"
+        "    n = n & 0x7F | m << 7\n"
+        "    k += 1\n"
+        "    if m >= 0x80:\n"
+        "        break\n"
+        "if v >= 0x80 or k + n != end:\n"
+        "    break\n"
+        f"msg.{head.name} = v\n{made}\nmsg = sub\ndepth -= 1\npos = k"
+    )
+
+
+def _chain_head(spec: MessageSpec, tail: FieldSpec) -> FieldSpec | None:
+    """The field written before ``tail`` in a level of a chain (see
+    :func:`_chain`): the one singular integer field numbered below it
+    (``elem_type``), whose one-byte values are stored as read.  None if
+    there is no such field, or more than one."""
+    heads = [
+        g
+        for g in spec.fields
+        if g.number < tail.number and not g.repeated and g.kind in ("int32", "int64", "uint64")
+    ]
+    return heads[0] if len(heads) == 1 else None
+
+
 def _tail_path(err: DecodeError, top: Any, msg: Any, f: FieldSpec) -> None:
     """Add to ``err``'s path the elements of ``f`` from ``top`` down to ``msg``,
     each the last of its message (as the calls of a recursive decode would)."""
@@ -748,6 +807,11 @@ def _tail_path(err: DecodeError, top: Any, msg: Any, f: FieldSpec) -> None:
             parts.append(f.name)
     for part in reversed(parts):
         err.within(part)
+
+
+def _nested(block: str) -> str:
+    """``block`` one level deeper: the body of a loop or branch."""
+    return "\n".join("    " + line for line in block.splitlines())
 
 
 def _int_tag(tag: bytes) -> int:
@@ -891,10 +955,14 @@ def _field_blocks(
     call = f"{sub[1]}(buf, pos, pos + n, sub, depth - 1, grown)"
     tail = f is _tail_field(spec)
     if not f.repeated:
-        made = "\n".join("    " + line for line in [*blank.splitlines(), f"msg.{name} = sub"])
+        made = _nested(f"{blank}\nmsg.{name} = sub")
         read = f"{call}\npos += n"
         if tail:
-            read = f"{_TAIL_TEST}\n    msg = sub\n    depth -= 1\nelse:\n    {call}\n    pos += n"
+            chain = _nested(_chain(spec, f, blank))
+            read = (
+                f"{_TAIL_TEST}\n    msg = sub\n    depth -= 1\n{chain}\n"
+                f"else:\n    {call}\n    pos += n"
+            )
         return [
             (
                 f"tag == {native}",
@@ -915,7 +983,8 @@ def _field_blocks(
     element = f"{_READ_LENGTH}\n{blank}\n{call}\nvalues.append(sub)\npos += n"
     if tail:
         # In a run, ``break``: the next byte is the element's first, not the run's next tag.
-        switch = "    values.append(sub)\n    msg = sub\n    depth -= 1\n"
+        chain = _nested(_chain(spec, f, blank))
+        switch = f"    values.append(sub)\n    msg = sub\n    depth -= 1\n{chain}\n"
         element = f"{_READ_LENGTH}\n{blank}\n{_TAIL_TEST}\n{switch}" + (
             f"    break\n{call}\nvalues.append(sub)\npos += n"
             if one_byte
@@ -930,7 +999,7 @@ def _field_blocks(
     if not one_byte:
         return [(f"tag == {native}", f"{check}{values}{element}")]
     # Elements come in runs: read the run in one go, predicting the next tag.
-    indented = "\n".join("    " + line for line in element.splitlines())
+    indented = _nested(element)
     return [
         (
             f"tag == {native}",

@@ -149,6 +149,11 @@ def from_dense(
     return dense_to_sparse(array, name, coordinates=coordinates)
 
 
+# No parsed message is deeper (protobuf's recursion limit): to_list's loop
+# checks Python's recursion limit only beyond it.
+_PARSED_DEPTH = 100
+
+
 def _too_deep() -> ValueError:
     """The error of a hand-built chain of messages deeper than Python's recursion
     limit (protobuf cannot parse more than 100 levels)."""
@@ -199,26 +204,44 @@ def to_list(sequence: SequenceProto) -> list[Any]:
             an element is invalid (see :func:`to_array`, :func:`to_dict`), or
             messages are nested deeper than Python's recursion limit.
     """
-    s = sequence if type(sequence) is SequenceProto else as_message(sequence, SequenceProto)
-    elem_type: Any = s.elem_type  # as assigned: anything a user stored
+    # A chain of one-element lists of lists (nested lists, what from_list
+    # writes for [[...[x]...]]) is walked in this loop, a level an iteration
+    # rather than a call: ``levels`` lists are then put around the last one's.
+    s = sequence
+    levels = 0
+    while True:
+        if type(s) is not SequenceProto:
+            s = as_message(s, SequenceProto)
+        elem_type: Any = s.elem_type  # as assigned: anything a user stored
+        try:
+            read, convert = _SEQUENCE_READERS[elem_type]
+        except (KeyError, TypeError):  # not a plain code: compared as onnx compares it
+            read, convert = _sequence_reader_of(elem_type)
+        values = read(s)
+        if values is CROWDED:
+            used = next(c for c, (r, _) in _SEQUENCE_READERS.items() if r is read)
+            _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[used], "SequenceProto")
+        if values is None or len(values) != 1 or convert is not to_list:
+            break
+        levels += 1
+        # Deeper than calls could go (a chain that holds itself, say): as they would fail.
+        if levels > _PARSED_DEPTH and levels >= sys.getrecursionlimit():
+            raise _too_deep()
+        s = values[0]
     try:
-        read, convert = _SEQUENCE_READERS[elem_type]
-    except (KeyError, TypeError):  # not a plain code: compared as onnx compares it
-        read, convert = _sequence_reader_of(elem_type)
-    values = read(s)
-    if values is CROWDED:
-        used = next(c for c, (r, _) in _SEQUENCE_READERS.items() if r is read)
-        _only_field(s, _SEQUENCE_FIELDS, _SEQUENCE_FIELDS[used], "SequenceProto")
-    if values is None:
-        return []
-    try:
-        if len(values) == 1:
-            # One element (nested sequences): a comprehension costs more than the
-            # call it makes.
-            return [convert(values[0])]
-        return [convert(v) for v in values]
+        if values is None:
+            out = []
+        elif len(values) == 1:
+            # One element: a comprehension costs more than the call it makes.
+            out = [convert(values[0])]
+        else:
+            out = [convert(v) for v in values]
     except RecursionError:
         raise _too_deep() from None
+    if levels:
+        for _ in range(levels):
+            out = [out]
+    return out
 
 
 def from_list(lst: list[Any], name: str | None = None, dtype: int | None = None) -> SequenceProto:

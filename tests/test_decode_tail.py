@@ -3,16 +3,18 @@
 A SequenceProto's ``sequence_values`` element and an OptionalProto's
 ``optional_value`` that run to the end of their message are read on in the
 same call, the element taking the message's place (``"tail"`` in
-``FAST_PATHS``).  Here every chain of such messages, with fields before and
-after each element, unknown fields, and faults at any level or a cut
-anywhere, decodes to the same message or fails with the same error (reason,
-offset, path) as with the tail turned off, and as the oracle accepts or
-rejects it.
+``FAST_PATHS``); levels written as ``elem_type`` then that element are read
+by the chain loop (``_decode._chain``) without going back to the dispatch.
+Here every chain of such messages, with fields before and after each
+element, unknown fields, and faults at any level or a cut anywhere, decodes
+to the same message or fails with the same error (reason, offset, path) as
+with the tail turned off, and as the oracle accepts or rejects it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,6 +55,10 @@ def outcome(cls: type, data: bytes, copy: bool) -> Any:
 EXTRAS = {
     "none": b"",
     "elem_type": wk.f_varint(2, 5),
+    "elem_type 0": wk.f_varint(2, 0),
+    "elem_type 127": wk.f_varint(2, 127),
+    "elem_type 128": wk.f_varint(2, 128),  # two bytes: not a chain level
+    "elem_type twice": wk.f_varint(2, 5) + wk.f_varint(2, 4),
     "name": wk.f_len(1, b"lvl"),
     "unknown": wk.f_varint(99, 7),
     "cut varint": b"\x10\x80",
@@ -75,7 +81,8 @@ def chains(draw: st.DrawFn) -> tuple[type, bytes]:
                            max_size=120))  # fmt: skip
     data = draw(st.sampled_from(LEAVES))
     for i in range(len(levels) - 1, 0, -1):
-        before = EXTRAS[draw(st.sampled_from(sorted(EXTRAS)))]
+        # Mostly a chain level (elem_type, then the child), as encoders write one.
+        before = EXTRAS[draw(st.sampled_from(["elem_type"] * 8 + sorted(EXTRAS)))]
         after = EXTRAS[draw(st.sampled_from(["none"] * 6 + sorted(EXTRAS)))]
         twice = draw(st.integers(0, 8)) == 0 and levels[i - 1] is SequenceProto
         child = wk.f_len(LINK[levels[i]], data)
@@ -135,3 +142,74 @@ def test_only_a_field_of_its_own_type_can_be_a_tail() -> None:
         mp.setattr(_decode, "_CODECS", ({}, {}))
         with pytest.raises(ValueError, match="its own message type"):
             onnxdata.SequenceProto.decode(b"")
+
+
+def chain_levels(cls: type, data: bytes) -> int:
+    """How many levels the chain loops of ``cls``'s decoders made in decoding ``data``."""
+    made = 0
+    loops: set[tuple[str, int]] = set()
+    for c in (SequenceProto, OptionalProto):
+        looping = False
+        for number, line in enumerate(_decode.source(c).splitlines(), 1):
+            looping = looping or line.lstrip().startswith("while end - pos > 3")
+            if looping and line.strip() == "msg.elem_type = v":  # once a level made
+                loops.add((c.__name__, number))
+                looping = False
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal made
+        name = frame.f_code.co_filename
+        if event == "line" and name.startswith("<onnxdata decoder"):
+            made += (name.split()[2].rstrip(">"), frame.f_lineno) in loops
+        return trace
+
+    sys.settrace(trace)
+    try:
+        cls.decode(data)
+    finally:
+        sys.settrace(None)
+    return made
+
+
+@pytest.mark.parametrize("link", [5, 7], ids=["sequences", "optionals"])
+def test_the_chain_reads_every_level_written_as_encoders_write_it(link: int) -> None:
+    # elem_type then the child, 99 levels: the outer ones have two-byte lengths.
+    leaf = wk.f_varint(2, 1) + wk.f_len(3, wk.f_varint(2, 1))
+    data = leaf
+    for _ in range(99):
+        data = wk.f_varint(2, 4) + wk.f_len(link, data)
+    cls = SequenceProto if link == 5 else OptionalProto
+    assert len(data) > 300
+    # The first level is the dispatch's (it makes the first child), the
+    # other 98 the loop's; the leaf's fields are no chain level.
+    assert chain_levels(cls, data) == 98
+    with general_decoders():
+        assert "while end - pos > 3" not in _decode.source(cls)
+    check_decode(cls, data)
+
+
+# Bytes of a level after which the chain stops and the dispatch reads on.
+STOPS = {
+    "a name first": wk.f_len(1, b"n") + wk.f_varint(2, 4) + wk.f_len(5, b""),
+    "a two-byte elem_type": wk.f_varint(2, 300) + wk.f_len(5, b""),
+    "the child and more": wk.f_varint(2, 4) + wk.f_len(5, b"") + wk.f_varint(99, 1),
+    "a child past the end": wk.f_varint(2, 4) + b"\x2a\x05ab",
+    "a cut two-byte length": wk.f_varint(2, 4) + b"\x2a\x80",
+    "a three-byte length": wk.f_varint(2, 4) + b"\x2a\x80\x80\x01",
+    # 2**14 bytes after its second byte: read as a two-byte length, it would fit.
+    "a three-byte length a byte short": wk.f_varint(2, 4) + b"\x2a\x80\x80\x01" + bytes(2**14 - 1),
+    "a tensor": wk.f_varint(2, 1) + wk.f_len(3, b""),
+    "three bytes": wk.f_varint(2, 4) + b"\x2a",
+}
+
+
+@pytest.mark.parametrize("stop", sorted(STOPS))
+@pytest.mark.parametrize("depth", [1, 5, 98, 99, 100, 101])
+def test_where_the_chain_stops_the_dispatch_reads_on(stop: str, depth: int) -> None:
+    data = STOPS[stop]
+    for _ in range(depth):
+        data = wk.f_varint(2, 4) + wk.f_len(5, data)
+    check_decode(SequenceProto, data)
+    chained = [outcome(SequenceProto, data, copy) for copy in (True, False)]
+    with general_decoders():
+        assert chained == [outcome(SequenceProto, data, copy) for copy in (True, False)]
