@@ -97,6 +97,10 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
     are tried first after a window that needed no more, or where varints
     are 3 bytes long or less on average; up to 4 bytes on average, the
     lengths choose.
+
+    Varints of one length in a row (sorted values: a sparse tensor's
+    indices, which ONNX requires sorted, are a run of each length) skip
+    finding each varint's start: see :func:`_last_run`.
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
@@ -140,6 +144,119 @@ def _decode_window(
     of microseconds of calls), else ``WINDOW`` bytes."""
     rest = len(a) - lo
     window = a[lo:] if rest < 2 * WINDOW or len(a) <= 4 * WINDOW else a[lo : lo + WINDOW]
+    run = _last_run(np, chunk, lo, len(window))
+    if run is None:
+        return _decode_mixed(np, chunk, a, lo, window, item, out, size)
+    if run.start:  # ends with a varint's last byte: its byte count is run.start
+        _decode_mixed(np, chunk, a, lo, window[: run.start], item, out, size)
+    out.frombytes(memoryview(_compact(np, run.x, run.t, item)).cast("B"))
+    return run.start + len(run.x) * run.length, run.x.itemsize
+
+
+# A window this long or longer is looked at for a run of one varint length.
+RUN_BYTES = 1 << 12
+# How many varints of the window's last run are compared in Python, and then
+# in one small numpy pass, before the whole window is: a window of mixed
+# lengths pays a few microseconds for the look.
+CHECK_ROWS = 16
+PROBE_ROWS = 1 << 10
+# 1 for a byte with its continuation bit set, 0 for a varint's last byte.
+_CONTINUED = bytes(int(b >= 0x80) for b in range(256))
+
+
+class _Run(NamedTuple):
+    """The last run of a window: where it starts (from the window's start),
+    its varints' length, their words holding only their 7-bit groups, and a
+    scratch array like them."""
+
+    start: int
+    length: int
+    x: Any
+    t: Any
+
+
+def _last_run(np: Any, chunk: bytes | memoryview, lo: int, n: int) -> _Run | None:
+    """The run of varints of one length ``k`` (at most 8) that ends with the
+    last varint ending in the window ``chunk[lo : lo + n]``, if it holds its
+    last ``PROBE_ROWS`` varints (or is the window's whole); else None.
+
+    Such a run needs no search for each varint's start: it is rows of ``k``
+    bytes, counted back from its end, each with its continuation bits on all
+    bytes but the last.  Each row's first word is read at a stride of ``k``,
+    and its test against those bits is one comparison per varint; the first
+    row that fails, from the end, bounds the run.  Where the byte before
+    that bound is not a varint's last, the row after it is the run's first
+    whole varint.  Only the window's end is looked at first (the last
+    ``CHECK_ROWS`` varints, then ``PROBE_ROWS``), so mixed lengths cost little.
+    """
+    if n < RUN_BYTES:
+        return None
+    hi = lo + n
+    marks = bytes(chunk[hi - 20 : hi]).translate(_CONTINUED)
+    last = marks.rfind(0)  # the last varint's last byte, and the one before it
+    before = marks.rfind(0, 0, last)
+    k = last - before
+    if before < 0 or k > 8:
+        return None
+    end = hi - (len(marks) - 1 - last)  # just after the last varint ending in the window
+    tested = bytes(chunk[end - CHECK_ROWS * k : end]).translate(_CONTINUED)
+    if tested != (b"\1" * (k - 1) + b"\0") * CHECK_ROWS:
+        return None
+    size = 4 if k <= 4 else 8
+    lane = _lane(np, size)
+    top, continued, sevens = (lane.dtype.type(mask) for mask in _ROW_MASKS[k])
+    m = (end - lo) // k  # the rows that fit in the window
+    rows = min(m, PROBE_ROWS)
+    words = _row_words(np, chunk, end, rows, k, lane.dtype)
+    t = np.bitwise_and(words, top)
+    if rows < m:
+        if np.count_nonzero(t != continued):
+            return None
+        words = _row_words(np, chunk, end, m, k, lane.dtype)
+        t = np.bitwise_and(words, top)
+    fails = t != continued
+    count = int(fails[::-1].argmax())  # the rows that pass, from the end
+    if not fails[m - 1 - count]:
+        count = m  # every row passes
+    start = end - count * k
+    if start > lo and chunk[start - 1] >= 0x80:  # the run's first row ends a longer varint
+        start += k
+        count -= 1
+    x = words[m - count :]
+    x &= sevens
+    return _Run(start - lo, k, x, t[:count])
+
+
+# By varint length k: the continuation bits of a word's first k bytes, those
+# of its first k - 1, and the 7-bit groups of its first k bytes.
+_ROW_MASKS = {
+    k: tuple(
+        int.from_bytes(pattern, "little")
+        for pattern in (b"\x80" * k, b"\x80" * (k - 1), b"\x7f" * k)
+    )
+    for k in range(1, 9)
+}
+
+
+def _row_words(np: Any, chunk: bytes | memoryview, end: int, m: int, k: int, dtype: Any) -> Any:
+    """The words of the ``m`` rows of ``k`` bytes that end at ``chunk[end]``,
+    one at each row's first byte; the last rows' words from a zero-padded
+    copy of the payload's end where they run past it."""
+    first = end - m * k
+    words = np.empty(m, dtype)
+    inside = min(m, max(0, (len(chunk) - dtype.itemsize - first) // k + 1))
+    if inside:
+        words[:inside] = np.ndarray((inside,), dtype, chunk, first, (k,))
+    if inside < m:
+        tail = bytes(chunk[first + inside * k : end]) + bytes(dtype.itemsize)
+        words[inside:] = np.ndarray((m - inside,), dtype, tail, 0, (k,))
+    return words
+
+
+def _decode_mixed(
+    np: Any, chunk: bytes | memoryview, a: Any, lo: int, window: Any, item: Any, out: Any, size: int
+) -> tuple[int, int]:
+    """:func:`_decode_window` where varints of any length mix: each one's start found."""
     # Each varint's start, and the end of the last one: True before the first
     # byte and after each byte without a continuation bit.
     bounds = np.empty(len(window) + 1, bool)
@@ -162,7 +279,19 @@ def _decode_window(
     if x is None:
         x, t, long = _own_words(np, chunk, a, lo, used, starts, 8)
     size = x.itemsize
-    lane = _lane(np, size)
+    values = _compact(np, x, t, item)
+    if long is not None:  # bits 56-63, but for int32 only the check of the 10th bytes
+        _add_top_bits(np, a, lo, starts.take(long), long, values if item.itemsize == 8 else None)
+    # The words array goes back first: ``out`` grows into memory just used.
+    del t
+    out.frombytes(memoryview(values).cast("B"))
+    return used, size
+
+
+def _compact(np: Any, x: Any, t: Any, item: Any) -> Any:
+    """The values of words ``x`` that hold only their varint's 7-bit groups,
+    as ``item``; ``t`` is scratch space like ``x``."""
+    lane = _lane(np, x.itemsize)
     for low, times in lane.steps:
         np.bitwise_and(x, low, out=t)
         if times is not None:
@@ -172,12 +301,7 @@ def _decode_window(
     # 4-byte lanes widen for int64/uint64.
     values = x if x.dtype == item else np.empty(len(x), item)
     np.right_shift(x, lane.scale, out=values, casting="unsafe")
-    if long is not None:  # bits 56-63, but for int32 only the check of the 10th bytes
-        _add_top_bits(np, a, lo, starts.take(long), long, values if item.itemsize == 8 else None)
-    # The words array goes back first: ``out`` grows into memory just used.
-    del t
-    out.frombytes(memoryview(values).cast("B"))
-    return used, size
+    return values
 
 
 def _own_words(
