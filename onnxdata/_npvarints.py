@@ -109,16 +109,78 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
         out.frombytes(memoryview(a.astype(item)).cast("B"))
         return True
     size0 = len(out)
+    if size0 or len(a) <= 4 * WINDOW:  # one window (see _decode_window), or a second payload
+        return _decode_windows(np, chunk, a, item, _Appended(out), size0)
+    # Several windows: ``out`` is made its final size first (from the count
+    # of varint ends) and each window's values are written into it.  Grown a
+    # window at a time, it was reallocated every window, and whether the
+    # allocator reused that memory or gave it back and faulted it in again,
+    # call after call, depended on the program's other allocations.
+    count = 0
+    for lo in range(0, len(a), 4 * WINDOW):
+        count += int(np.count_nonzero(np.less(a[lo : lo + 4 * WINDOW], 0x80)))
+    if not count:
+        return False
+    out.append(0)
+    out *= count
+    filled = _Filled(np.frombuffer(out, item))
+    done = _decode_windows(np, chunk, a, item, filled, 0) and filled.at == count
+    del filled  # its view of ``out``'s buffer, which would keep ``out`` from shrinking
+    if not done:
+        del out[:]
+    return done
+
+
+def _decode_windows(
+    np: Any, chunk: bytes | memoryview, a: Any, item: Any, sink: _Appended | _Filled, size0: int
+) -> bool:
+    """Decode ``a`` a window at a time into ``sink``; False on a bad varint,
+    with ``out`` as it was when the sink appends (a filled one is the caller's)."""
     lo = 0
     size = 8  # the lane width of the last window: 4 is tried first
     try:
         while lo < len(a):
-            used, size = _decode_window(np, chunk, a, lo, item, out, size)
+            used, size = _decode_window(np, chunk, a, lo, item, sink, size)
             lo += used
     except _BadVarintError:
-        del out[size0:]
+        if type(sink) is _Appended:
+            del sink.out[size0:]
         return False
     return True
+
+
+class _Appended:
+    """Where a window's values go: appended to the ``array`` ``out``."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+
+    def room(self, count: int) -> None:
+        """Where to write ``count`` values: a new array (None)."""
+        return None
+
+    def took(self, values: Any) -> None:
+        self.out.frombytes(memoryview(values).cast("B"))
+
+
+class _Filled:
+    """Where a window's values go: the next items of ``view``, a numpy view
+    of an ``array`` made its final size; ``at`` counts those written."""
+
+    def __init__(self, view: Any) -> None:
+        self.view = view
+        self.at = 0
+
+    def room(self, count: int) -> Any:
+        """The next ``count`` items of ``view``; a bad varint if fewer are left
+        (the count of varint ends said otherwise: never, for a good payload)."""
+        if self.at + count > len(self.view):
+            raise _BadVarintError
+        self.at += count
+        return self.view[self.at - count : self.at]
+
+    def took(self, values: Any) -> None:
+        """Nothing: the values were written in place."""
 
 
 def _ascii(np: Any, a: Any) -> bool:
@@ -135,7 +197,13 @@ class _BadVarintError(Exception):
 
 
 def _decode_window(
-    np: Any, chunk: bytes | memoryview, a: Any, lo: int, item: Any, out: Any, size: int
+    np: Any,
+    chunk: bytes | memoryview,
+    a: Any,
+    lo: int,
+    item: Any,
+    sink: _Appended | _Filled,
+    size: int,
 ) -> tuple[int, int]:
     """Append the varints that end in a window of ``a`` from ``lo``; their
     byte count and lane width.  The window is the rest of the payload when
@@ -146,10 +214,10 @@ def _decode_window(
     window = a[lo:] if rest < 2 * WINDOW or len(a) <= 4 * WINDOW else a[lo : lo + WINDOW]
     run = _last_run(np, chunk, lo, len(window))
     if run is None:
-        return _decode_mixed(np, chunk, a, lo, window, item, out, size)
+        return _decode_mixed(np, chunk, a, lo, window, item, sink, size)
     if run.start:  # ends with a varint's last byte: its byte count is run.start
-        _decode_mixed(np, chunk, a, lo, window[: run.start], item, out, size)
-    out.frombytes(memoryview(_compact(np, run.x, run.t, item)).cast("B"))
+        _decode_mixed(np, chunk, a, lo, window[: run.start], item, sink, size)
+    sink.took(_compact(np, run.x, run.t, item, sink.room(len(run.x))))
     return run.start + len(run.x) * run.length, run.x.itemsize
 
 
@@ -254,7 +322,14 @@ def _row_words(np: Any, chunk: bytes | memoryview, end: int, m: int, k: int, dty
 
 
 def _decode_mixed(
-    np: Any, chunk: bytes | memoryview, a: Any, lo: int, window: Any, item: Any, out: Any, size: int
+    np: Any,
+    chunk: bytes | memoryview,
+    a: Any,
+    lo: int,
+    window: Any,
+    item: Any,
+    sink: _Appended | _Filled,
+    size: int,
 ) -> tuple[int, int]:
     """:func:`_decode_window` where varints of any length mix: each one's start found."""
     # Each varint's start, and the end of the last one: True before the first
@@ -279,18 +354,18 @@ def _decode_mixed(
     if x is None:
         x, t, long = _own_words(np, chunk, a, lo, used, starts, 8)
     size = x.itemsize
-    values = _compact(np, x, t, item)
+    values = _compact(np, x, t, item, sink.room(len(x)))
     if long is not None:  # bits 56-63, but for int32 only the check of the 10th bytes
         _add_top_bits(np, a, lo, starts.take(long), long, values if item.itemsize == 8 else None)
     # The words array goes back first: ``out`` grows into memory just used.
     del t
-    out.frombytes(memoryview(values).cast("B"))
+    sink.took(values)
     return used, size
 
 
-def _compact(np: Any, x: Any, t: Any, item: Any) -> Any:
+def _compact(np: Any, x: Any, t: Any, item: Any, into: Any) -> Any:
     """The values of words ``x`` that hold only their varint's 7-bit groups,
-    as ``item``; ``t`` is scratch space like ``x``."""
+    as ``item``, written into ``into`` if given; ``t`` is scratch space like ``x``."""
     lane = _lane(np, x.itemsize)
     for low, times in lane.steps:
         np.bitwise_and(x, low, out=t)
@@ -299,7 +374,9 @@ def _compact(np: Any, x: Any, t: Any, item: Any) -> Any:
         x += t
     # The last shift writes ``out``'s width: int32 keeps the low 32 bits,
     # 4-byte lanes widen for int64/uint64.
-    values = x if x.dtype == item else np.empty(len(x), item)
+    values = into
+    if values is None:
+        values = x if x.dtype == item else np.empty(len(x), item)
     np.right_shift(x, lane.scale, out=values, casting="unsafe")
     return values
 

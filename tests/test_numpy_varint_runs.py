@@ -196,10 +196,15 @@ def _check_runs(payload: bytes, expected: array[int], code: str) -> None:
     for chunk in (payload, memoryview(payload), memoryview(b"\x3a" + payload + b"\x08")[1:-1]):
         ok, out = _decode(chunk, code)
         assert ok and out[1:] == expected
+        empty = array(code)  # several windows: made its final size first
+        assert npvarints.decode(np, chunk, empty) and empty == expected
     for bad in (payload + b"\x80", payload + b"\xff" * 10 + b"\x01", b"\xff" * 11 + payload):
         for chunk in (bad, memoryview(bad)):
             ok, out = _decode(chunk, code, 9)
             assert not ok and out == array(code, [9])
+            empty = array(code)
+            assert not npvarints.decode(np, chunk, empty) and empty == array(code)
+            empty.append(1)  # and it can grow again: no view of its buffer is left
 
 
 @settings(max_examples=scaled(0.3))
@@ -217,3 +222,28 @@ def test_sorted_int64_data_property(indices: list[int], window: int) -> None:
         ours = onnxdata.TensorProto.decode(data)
     assert list(ours.int64_data) == indices
     assert ours.encode() == data
+
+
+@pytest.mark.parametrize("code", ["q", "Q", INT32])
+@pytest.mark.parametrize(
+    "tail",
+    [b"", b"\x80", b"\xff" * 10 + b"\x01", b"\x80" * 3],
+    ids=["good", "cut", "eleven bytes", "cut after three"],
+)
+def test_several_windows_into_an_empty_array(code: str, tail: bytes) -> None:
+    """A payload of several windows into an empty array (made its final
+    size first, from the count of varint ends) and into one that holds a
+    value (appended a window at a time): the same values, or False with
+    the array as it was."""
+    values = [v for i in range(200_000) for v in ((i * 7919) % 300, -i, 2**40 + i)][:400_000]
+    payload = b"".join(wk.varint(v) for v in values) + tail
+    assert len(payload) > 4 * npvarints.WINDOW
+    expected = _loop(payload, code) if not tail else None
+    empty, held = array(code), array(code, [5])
+    assert npvarints.decode(np, payload, empty) is (expected is not None)
+    assert npvarints.decode(np, memoryview(payload), held) is (expected is not None)
+    if expected is None:
+        assert (empty, held) == (array(code), array(code, [5]))
+    else:
+        assert empty == expected and held[1:] == expected and held[0] == 5
+    empty.append(1)  # no view of its buffer is left behind
