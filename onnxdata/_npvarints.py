@@ -108,9 +108,8 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
     if chunk.isascii() if type(chunk) is bytes else _ascii(np, a):
         out.frombytes(memoryview(a.astype(item)).cast("B"))
         return True
-    size0 = len(out)
-    if size0 or len(a) <= 4 * WINDOW:  # one window (see _decode_window), or a second payload
-        return _decode_windows(np, chunk, a, item, _Appended(out), size0)
+    if len(out) or len(a) <= 4 * WINDOW:  # one window (see _decode_window), or a second payload
+        return _decode_windows(np, chunk, a, item, _Appended(out))
     # Several windows: ``out`` is made its final size first (from the count
     # of varint ends) and each window's values are written into it.  Grown a
     # window at a time, it was reallocated every window, and whether the
@@ -124,7 +123,7 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
     out.append(0)
     out *= count
     filled = _Filled(np.frombuffer(out, item))
-    done = _decode_windows(np, chunk, a, item, filled, 0) and filled.at == count
+    done = _decode_windows(np, chunk, a, item, filled) and filled.at == count
     del filled  # its view of ``out``'s buffer, which would keep ``out`` from shrinking
     if not done:
         del out[:]
@@ -132,10 +131,10 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
 
 
 def _decode_windows(
-    np: Any, chunk: bytes | memoryview, a: Any, item: Any, sink: _Appended | _Filled, size0: int
+    np: Any, chunk: bytes | memoryview, a: Any, item: Any, sink: _Appended | _Filled
 ) -> bool:
     """Decode ``a`` a window at a time into ``sink``; False on a bad varint,
-    with ``out`` as it was when the sink appends (a filled one is the caller's)."""
+    the sink's values undone."""
     lo = 0
     size = 8  # the lane width of the last window: 4 is tried first
     try:
@@ -143,8 +142,7 @@ def _decode_windows(
             used, size = _decode_window(np, chunk, a, lo, item, sink, size)
             lo += used
     except _BadVarintError:
-        if type(sink) is _Appended:
-            del sink.out[size0:]
+        sink.undo()
         return False
     return True
 
@@ -154,6 +152,7 @@ class _Appended:
 
     def __init__(self, out: Any) -> None:
         self.out = out
+        self.size0 = len(out)
 
     def room(self, count: int) -> None:
         """Where to write ``count`` values: a new array (None)."""
@@ -161,6 +160,10 @@ class _Appended:
 
     def took(self, values: Any) -> None:
         self.out.frombytes(memoryview(values).cast("B"))
+
+    def undo(self) -> None:
+        """``out`` as it was."""
+        del self.out[self.size0 :]
 
 
 class _Filled:
@@ -181,6 +184,9 @@ class _Filled:
 
     def took(self, values: Any) -> None:
         """Nothing: the values were written in place."""
+
+    def undo(self) -> None:
+        """Nothing: the caller empties the array once this view is gone."""
 
 
 def _ascii(np: Any, a: Any) -> bool:
@@ -350,9 +356,9 @@ def _decode_mixed(
         short = int(np.maximum.reduce(np.subtract(bounds[1:], starts))) <= 4
     x = t = long = None
     if short:
-        x, t, long = _own_words(np, chunk, a, lo, used, starts, 4)
+        x, t, long = _own_words(np, chunk, lo, used, starts, 4)
     if x is None:
-        x, t, long = _own_words(np, chunk, a, lo, used, starts, 8)
+        x, t, long = _own_words(np, chunk, lo, used, starts, 8)
     size = x.itemsize
     values = _compact(np, x, t, item, sink.room(len(x)))
     if long is not None:  # bits 56-63, but for int32 only the check of the 10th bytes
@@ -382,23 +388,16 @@ def _compact(np: Any, x: Any, t: Any, item: Any, into: Any) -> Any:
 
 
 def _own_words(
-    np: Any, chunk: bytes | memoryview, a: Any, lo: int, used: int, starts: Any, size: int
+    np: Any, chunk: bytes | memoryview, lo: int, used: int, starts: Any, size: int
 ) -> tuple[Any, Any, Any]:
     """The ``size``-byte words at ``starts``, holding only their varint's
     7-bit groups, a scratch array like them, and the indices of the varints
     longer than the words (``None`` if none is); with 4-byte words, three
     ``None`` when a varint is longer."""
     lane = _lane(np, size)
-    # The word at every byte, made contiguous once: take() from a strided
-    # array makes a whole contiguous copy on every call.  The last words of
-    # the payload are read from a zero-padded copy of its end.
-    words = np.empty(used, lane.dtype)
-    inside = max(0, min(used, len(a) - lo - size + 1))
-    if inside:
-        words[:inside] = np.ndarray((inside,), lane.dtype, chunk, lo, (1,))
-    if inside < used:
-        tail = bytes(chunk[lo + inside : lo + used]) + bytes(size)
-        words[inside:] = np.ndarray((used - inside,), lane.dtype, tail, 0, (1,))
+    # The word at every byte (rows of one byte), made contiguous once: take()
+    # from a strided array makes a whole contiguous copy on every call.
+    words = _row_words(np, chunk, lo + used, used, 1, lane.dtype)
     x = words.take(starts, mode="wrap")  # "wrap": the indices are known good, skip the checks
     # Keep the 7-bit groups of each word's bytes up to its first byte below
     # 0x80.  With ``c`` the bits 7 of the bytes below 0x80, ``c - 1`` has
