@@ -22,7 +22,6 @@ encoding ever existing in memory.
 
 from __future__ import annotations
 
-import operator
 from _thread import allocate_lock
 from array import array
 from enum import IntEnum
@@ -68,6 +67,7 @@ __all__ = [
     "encoder",
     "length_delimited",
     "remembered",
+    "remembered_heads",
     "source",
     "too_large",
 ]
@@ -360,40 +360,100 @@ def _position(msgs: Any, m: Any) -> str:
     return f"[{next(i for i, x in enumerate(msgs) if x is m)}]"
 
 
+# _bytes_list writes this many entries at a time: the temporaries of one chunk
+# (its types, lengths, template, argument tuple and result) are reused from
+# the allocator's free lists instead of being mapped and faulted in anew, and
+# an entry of another type costs its own chunk one-at-a-time writing, not the
+# whole field's.
+BYTES_CHUNK = 8192
+
+
 def _bytes_list(tag: bytes, values: Any, out: Out) -> int:
-    """A repeated bytes field; ``bytes`` entries shorter than 128 (the usual case) in bulk.
+    """A repeated bytes field, written ``BYTES_CHUNK`` entries at a time by :func:`_bytes_run`."""
+    if len(tag) != 1:
+        return _each_bytes(tag, values, out)
+    n = len(values)
+    if n <= BYTES_CHUNK:
+        return _bytes_run(tag, values, out, 0)
+    size = 0
+    for start in range(0, n, BYTES_CHUNK):
+        size += _bytes_run(tag, values[start : start + BYTES_CHUNK], out, start)
+    return size
 
-    One ``%`` formatting call writes them all, from a template of four bytes
-    per entry: the tag, the length, ``%b``.  No head object is made per
-    entry, and the final join gets one piece instead of two per entry.
+
+def _bytes_run(tag: bytes, values: Any, out: Out, start: int) -> int:
+    """Entries that are all ``bytes``, written in bulk.
+
+    All shorter than 128 (the usual case): one ``%`` formatting call, from a
+    template of four bytes per entry (the tag, the length, ``%b``) made with
+    one strided store of the lengths.  No head object is made per entry, and
+    the final join gets one piece instead of two per entry.  Some longer:
+    :func:`_heads_and_entries` (``%`` would grow its result many times over a
+    template that much shorter than it).  Entries of other types
+    (``bytearray``, a subclass, a wrong one) are written one at a time, an
+    error naming the ``start`` + ``i``-th entry.
     """
-    if len(tag) == 1 and operator.countOf(map(type, values), bytes) == len(values):
-        lengths = _short_lengths(values)
-        if lengths is not None:
-            made = bytearray((tag + b"\0%b") * len(values))
-            made[1::4] = lengths
-            template = bytes(made)  # bytes' % is twice as fast as bytearray's
-            if 0x25 in lengths:
-                b = _percent_lengths(tag, values, lengths, template)
-            else:
-                b = template % tuple(values)
-            out.append(b)
-            return len(b)
-    return _each_bytes(tag, values, out)
+    # ``type`` is exact: a subclass's ``len`` may say another length than ``%b`` writes
+    if list(map(type, values)).count(bytes) != len(values):  # faster than countOf
+        return _each_bytes(tag, values, out, start)
+    lengths = _short_lengths(values)
+    if lengths is None:
+        return _heads_and_entries(tag, values, out)
+    made = bytearray((tag + b"\0%b") * len(values))
+    made[1::4] = lengths
+    template = bytes(made)  # bytes' % is twice as fast as bytearray's
+    if 0x25 in lengths:
+        b = _percent_lengths(tag, values, lengths, template)
+    else:
+        b = template % tuple(values)
+    out.append(b)
+    return len(b)
 
 
-def _bytes_pieces(tag: bytes, values: Any, out: Out) -> int:
-    """:func:`_bytes_list` for a :class:`Plan`: the entries themselves, nothing joined."""
-    if len(tag) == 1 and operator.countOf(map(type, values), bytes) == len(values):
-        lengths = _short_lengths(values)
-        if lengths is not None:
-            heads = tagged(tag)
-            chunks: list[bytes] = [b""] * (2 * len(values))
-            chunks[0::2] = map(heads.__getitem__, lengths)
-            chunks[1::2] = values
-            out.extend(chunks)
-            return 2 * len(values) + sum(lengths)
-    return _each_bytes(tag, values, out)
+def _heads_and_entries(tag: bytes, values: list[bytes], out: Out) -> int:
+    """Each entry's head and the entry itself (``bytes`` of any length) appended, in C loops."""
+    lengths = list(map(len, values))
+    found = list(map(_heads(tag).__getitem__, lengths))
+    chunks: list[bytes] = [b""] * (2 * len(values))
+    chunks[0::2] = found
+    chunks[1::2] = values
+    out.extend(chunks)
+    return sum(map(len, found)) + sum(lengths)
+
+
+class _Heads(dict[int, bytes]):
+    """A tag and a length's varint, by length: each made as first asked for."""
+
+    __slots__ = ("tag",)
+
+    def __init__(self, tag: bytes) -> None:
+        super().__init__(enumerate(tagged(tag)))
+        self.tag = tag
+
+    def __missing__(self, length: int) -> bytes:
+        head = self[length] = self.tag + encode_varint(length)
+        return head
+
+
+# Each field's heads, kept across calls (a field's entries have few distinct
+# lengths); made anew past HEADS_MAX, so that a field of ever new lengths
+# cannot grow them without bound.
+HEADS_MAX = 4096
+_HEADS: dict[bytes, _Heads] = {}
+
+
+def _heads(tag: bytes) -> _Heads:
+    """The heads of a bytes field of tag ``tag`` (one byte)."""
+    found = _HEADS.get(tag)
+    if found is None or len(found) > HEADS_MAX:
+        found = _HEADS[tag] = _Heads(tag)
+    return found
+
+
+def remembered_heads() -> list[int]:
+    """How many heads each repeated bytes field keeps: past ``HEADS_MAX``, only
+    until its next call."""
+    return [len(found) for found in _HEADS.values()]
 
 
 def _short_lengths(values: Any) -> bytearray | None:
@@ -405,9 +465,10 @@ def _short_lengths(values: Any) -> bytearray | None:
     return lengths if lengths.isascii() else None
 
 
-def _each_bytes(tag: bytes, values: Any, out: Out) -> int:
+def _each_bytes(tag: bytes, values: Any, out: Out, start: int = 0) -> int:
+    """Entries one at a time; an error names entry ``start`` + its index in ``values``."""
     size = 0
-    for i, v in enumerate(values):
+    for i, v in enumerate(values, start):
         try:
             size += length_delimited(tag, _bytes(v), out)
         except EncodeError as err:
@@ -428,7 +489,7 @@ def _each_string(tag: bytes, values: Any, out: Out) -> int:
 
 
 def _percent_lengths(tag: bytes, values: list[bytes], lengths: bytearray, template: bytes) -> bytes:
-    """_bytes_list's formatting when some lengths are 37, ``%``.
+    """_bytes_run's formatting when some lengths are 37, ``%``.
 
     Those entries' cells ``tag % % b`` must read ``tag %% %b`` (a literal
     ``%``).  A few of them (the usual case, for strings of varied lengths)
@@ -558,7 +619,7 @@ def _generate(
         "packed": _packed,
         "encode_unpacked": encode_unpacked,
         "small_unpacked": _small_unpacked,
-        "bytes_list": _bytes_pieces if plan else _bytes_list,
+        "bytes_list": _bytes_list,
         "each_string": _each_string,
         "sub": _sub,
         "check_sub": check_sub,

@@ -12,9 +12,10 @@ place of its chunk list (a ``list`` subclass, which the encoder's
    ``array``.  This pass also checks every value, so an invalid message
    raises before anything is written, with ``encode()``'s own error.
 2. :class:`_Emit` passes every chunk to ``write`` as the encoder makes it:
-   ``raw_data``, float fields and string entries straight from their own
-   buffers, small chunks gathered first, each sub-message's length read back
-   from the array.
+   ``raw_data``, float fields and string entries of 128 bytes or more
+   straight from their own buffers (shorter ones formatted 8,192 at a time),
+   small chunks gathered first, each sub-message's length read back from the
+   array.
 
 Field order, checks and errors are therefore ``encode()``'s by construction.
 A long packed integer field is the one payload that must be made rather than
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # pragma: no cover
 PIECE = 1 << 16  # values of a long packed integer field encoded at a time
 _DIRECT = 1 << 16  # chunks this long or longer go to write() as they are
 _GATHER = 1 << 20  # smaller chunks are gathered up to this many bytes
+_BATCH = 1024  # chunks handed over together are joined this many at a time
 _MAX_WRITE = 1 << 30  # one write() call passes at most this much
 _RELEASE = 16 << 20  # iter_sequence gives back the pages it has read, this many at a time
 
@@ -127,9 +129,7 @@ class _Emit(Plan):
         self.sink.put(chunk)
 
     def extend(self, chunks: Iterable[Any]) -> None:
-        put = self.sink.put
-        for chunk in chunks:
-            put(chunk)
+        self.sink.put_all(chunks)
 
     def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
         head = tag + encode_varint(self.next_size())
@@ -169,6 +169,21 @@ class _Sink:
         else:
             self.flush()
             self._out(chunk)
+
+    def put_all(self, chunks: Iterable[Any]) -> None:
+        """:meth:`put` each of ``chunks``: ``_BATCH`` at a time in one join where
+        they are that small together (a string field's heads and entries), not
+        one Python call each."""
+        if not isinstance(chunks, list):
+            chunks = list(chunks)
+        put = self.put
+        for i in range(0, len(chunks), _BATCH):
+            batch = chunks[i : i + _BATCH]
+            if sum(map(len, batch)) < _DIRECT:
+                put(b"".join(batch))
+            else:
+                for chunk in batch:
+                    put(chunk)
 
     def flush(self) -> None:
         if self._gathered:

@@ -10,7 +10,8 @@ they share lives in these modules, next to this file, and nowhere else:
 * ``wirekit.py``: exact wire bytes (varints, tags, fields, nesting), the raw
   field tree, and the one engine that mutates valid encodings;
 * ``message_strategies.py``: hypothesis strategies of valid messages and of
-  decoder inputs, and ``scaled`` (examples as a share of the profile);
+  decoder inputs, ``scaled`` (examples as a share of the profile) and
+  ``constants`` (a module's thresholds set for one example);
 * ``numpy_support.py``: numpy-side helpers and sample messages;
 * ``fuzz/``: seeds, the differential check and the seeded mutator shared by the
   CI differential run and the atheris targets.

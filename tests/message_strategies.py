@@ -24,6 +24,8 @@ from __future__ import annotations
 import functools
 import random
 from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import wirekit as wk
@@ -46,6 +48,20 @@ Segment = TensorProto.Segment
 def scaled(fraction: float) -> int:
     """``fraction`` of the active profile's ``max_examples`` (at least 10)."""
     return max(10, int(settings().max_examples * fraction))
+
+
+@contextmanager
+def constants(module: Any, **values: int) -> Iterator[None]:
+    """A module's thresholds set for one hypothesis example (a fixture would keep
+    them across examples), then put back."""
+    saved = {name: getattr(module, name) for name in values}
+    for name, value in values.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(module, name, value)
 
 
 # --------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ import pytest
 import wirekit as wk
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from message_strategies import scaled
+from message_strategies import constants, scaled
 from oracle import to_oracle, varint_path
 
 import onnxdata
@@ -58,18 +58,9 @@ def _spied() -> Iterator[list[Any]]:
         npvarints._last_run = real  # type: ignore[assignment]
 
 
-@contextmanager
-def _set(**values: int) -> Iterator[None]:
-    """``_npvarints``'s thresholds set for one hypothesis example (a fixture
-    would keep them across examples)."""
-    saved = {name: getattr(npvarints, name) for name in values}
-    for name, value in values.items():
-        setattr(npvarints, name, value)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(npvarints, name, value)
+def _set(**values: int) -> AbstractContextManager[None]:
+    """``_npvarints``'s thresholds set for one hypothesis example."""
+    return constants(npvarints, **values)
 
 
 def _decode(chunk: bytes | memoryview, code: str, first: int = 7) -> tuple[bool, array[int]]:
