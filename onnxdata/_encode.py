@@ -386,7 +386,7 @@ def _bytes_list(tag: bytes, values: Any, out: Out, start: int = 0) -> int:
     if n > BYTES_CHUNK:
         size = 0
         for i in range(0, n, BYTES_CHUNK):
-            size += _bytes_list(tag, values[i : i + BYTES_CHUNK], out, i)
+            size += _bytes_list(tag, values[i : i + BYTES_CHUNK], out, start + i)
         return size
     # ``type`` is exact: a subclass's ``len`` may say another length than ``%b``
     # writes.  From 16 entries, a list's ``count`` is faster than ``countOf``
