@@ -958,18 +958,22 @@ def _field_blocks(
         made = _nested(f"{blank}\nmsg.{name} = sub")
         read = f"{call}\npos += n"
         if tail:
+            # Read on in this frame; down a chain of levels only from an element
+            # made here: the chain makes each level anew, so in an element read
+            # before (merged into) it would replace the fields it must merge.
+            stay = f"{_TAIL_TEST}\n    msg = sub\n    depth -= 1\n"
             chain = _nested(_chain(spec, f, blank))
-            read = (
-                f"{_TAIL_TEST}\n    msg = sub\n    depth -= 1\n{chain}\n"
-                f"else:\n    {call}\n    pos += n"
-            )
+            fresh = f"{stay}{chain}\nelse:\n{_nested(read)}"
+            merged = f"{stay}else:\n{_nested(read)}"
+            read = f"if sub is None:\n{made}\n{_nested(fresh)}\nelse:\n{_nested(merged)}"
+        else:
+            read = f"if sub is None:\n{made}\n{read}"
         return [
             (
                 f"tag == {native}",
                 f"{_READ_LENGTH}\n"
                 "if depth <= 0:\n    raise depth_error(start)\n"
-                f"sub = msg.{name}\n"
-                f"if sub is None:\n{made}\n{read}",
+                f"sub = msg.{name}\n{read}",
             )
         ]
     check = "if depth <= 0:\n    raise depth_error(start)\n"

@@ -84,9 +84,16 @@ def chains(draw: st.DrawFn) -> tuple[type, bytes]:
         # Mostly a chain level (elem_type, then the child), as encoders write one.
         before = EXTRAS[draw(st.sampled_from(["elem_type"] * 8 + sorted(EXTRAS)))]
         after = EXTRAS[draw(st.sampled_from(["none"] * 6 + sorted(EXTRAS)))]
-        twice = draw(st.integers(0, 8)) == 0 and levels[i - 1] is SequenceProto
+        # Now and then the child twice: in a SequenceProto two elements, in an
+        # OptionalProto one, the second merged into the first (empty, the same
+        # chain, or one whose own child has a name: the second's levels must
+        # merge into those read before, not replace them).
+        twice = draw(st.integers(0, 8)) == 0
         child = wk.f_len(LINK[levels[i]], data)
-        data = before + (child if not twice else wk.f_len(LINK[levels[i]], b"") + child) + after
+        if twice:
+            named = wk.f_len(LINK[levels[i]], wk.f_len(1, b"kept"))
+            child = wk.f_len(LINK[levels[i]], draw(st.sampled_from([b"", data, named]))) + child
+        data = before + child + after
     cut = draw(st.none() | st.integers(0, len(data)))
     return levels[0], data if cut is None else data[:cut]
 
@@ -100,6 +107,38 @@ def test_a_chain_decodes_as_without_the_tail(chain: tuple[type, bytes]) -> None:
     with general_decoders():
         general = [outcome(cls, data, copy) for copy in (True, False)]
     assert tail == general
+
+
+def chain_of(depth: int, leaf: bytes) -> bytes:
+    """``depth`` OptionalProto levels as encoders write them (elem_type, then
+    optional_value) around ``leaf``."""
+    for _ in range(depth):
+        leaf = wk.f_varint(2, 5) + wk.f_len(7, leaf)
+    return leaf
+
+
+@pytest.mark.parametrize("depth", [1, 2, 5, 96])
+@pytest.mark.parametrize("inside", [False, True], ids=["top", "inside a sequence"])
+def test_a_chain_merged_into_levels_read_before_keeps_their_fields(
+    depth: int, inside: bool
+) -> None:
+    # optional_value twice: the second, a chain to the end, is merged into the
+    # first level by level (each level's fields kept, its own child merged),
+    # as protobuf merges a singular message read twice.  The chain must not
+    # make levels anew where the first one made them.
+    first = chain_of(depth, wk.f_len(1, b"kept"))
+    second = chain_of(depth, wk.f_varint(2, 1) + wk.f_len(3, wk.f_varint(2, 1)))
+    data = wk.f_len(7, first) + wk.f_len(7, second)
+    cls: type = OptionalProto
+    if inside:  # the optional as a sequence's last element, read in its frame
+        cls, data = SequenceProto, wk.f_varint(2, 6) + wk.f_len(7, data)
+    merged = check_decode(cls, data)
+    level = merged.optional_values[0] if inside else merged
+    for _ in range(depth + 1):
+        level = level.optional_value
+    assert level.name == "kept" and level.tensor_value is not None
+    with general_decoders():
+        assert [outcome(cls, data, copy) for copy in (True, False)] == [merged] * 2
 
 
 def test_the_tail_is_taken() -> None:
