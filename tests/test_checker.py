@@ -53,9 +53,9 @@ def verdicts(check_ours: Any, check_theirs: Any, message: Any) -> tuple[str | No
 
 def documented(t: TensorProto, ours: str | None, theirs: str | None) -> bool:
     """Whether a different verdict is one of the differences docs/compat.md lists."""
-    if t.segment is not None:
-        return ours is None  # a segment holds part of the data: onnx counts it against all dims
     if ours is None:
+        if t.segment is not None:
+            return True  # a segment holds part of the data: onnx counts it against all dims
         # onnx resolves an external tensor's location against the current directory, and
         # refuses a valid one whose file is not there (docs/compat.md); every other
         # difference is onnx accepting what onnxdata refuses
