@@ -10,9 +10,10 @@ entry; this one pays a byte store, and the unpickler less than the two.
 
 Safe by construction: what ``loads`` reads is ``(`` (MARK), one ``C`` per
 entry walked, ``l`` (LIST) and ``.`` (STOP).  The copy is cut after the last
-entry whose length and data lie inside it, so no byte of any entry is read
-as an opcode, and nothing but ``bytes`` and one list can be made; the tests
-read the opcodes of every pickle made with ``pickletools``.
+entry taken (one across its end is completed from the input first), so no
+byte of any entry is read as an opcode, and nothing but ``bytes`` and one
+list can be made; the tests read the opcodes of every pickle made with
+``pickletools``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ if TYPE_CHECKING:  # pragma: no cover
 # ``loads`` calls, and the copy never holds more than LAST_CHUNK bytes.
 FIRST_CHUNK = 1 << 10
 LAST_CHUNK = 1 << 18
+
+# The walk's step by length byte: past the entry, or (128 and over, a longer
+# varint) PAST beyond any copy, so that the next read fails and ends it: a
+# table lookup per entry in place of a test and an addition.
+PAST = 1 << 40
+_STEPS = tuple(n + 2 if n < 0x80 else PAST for n in range(256))
 
 
 def read_short_entries(
@@ -43,35 +50,54 @@ def read_short_entries(
     """
     import pickle  # here, not above: its import costs milliseconds most programs never spend
 
+    steps = _STEPS
     size = FIRST_CHUNK
     while True:
         stop = min(end, pos + size)
         run = bytearray(b"(")  # MARK
         run += memoryview(buf)[pos:stop]
         at = 1  # the walk's offset in ``run``: ``run[at]`` is ``buf[pos + at - 1]``
-        n = 0
         length = memoryview(run)[1:]  # ``length[at]`` is ``run[at + 1]``: one addition less
         try:
-            while True:
-                if run[at] != tag:
-                    break
-                n = length[at]
-                if n >= 0x80:
-                    break
+            while run[at] == tag:
                 run[at] = 0x43  # SHORT_BINBYTES (a literal: a global costs a lookup per entry)
-                at += n + 2
-        except IndexError:  # a tag, or a tag and its length, past the copy's end
+                at += steps[length[at]]
+        except IndexError:  # a read past the copy: its end, or an entry's PAST step
             pass
         finally:
             length.release()
-        # The walk ran into the copy's end before the input's: copy more.
-        more = at >= len(run) - 1 and stop < end
-        if at > len(run):  # the last entry's data run past the copy: not taken
-            at -= n + 2
-        del run[at:]
+        at, more = _walked(buf, pos, stop, end, run, at)
+        del run[at:]  # the entry not taken, if any, and its ``C``
         run += b"l."  # LIST, STOP
         extend(pickle.loads(run))
         pos += at - 1
         if not more:
             return pos
         size = min(2 * size, LAST_CHUNK)
+
+
+def _walked(buf: Any, pos: int, stop: int, end: int, run: bytearray, at: int) -> tuple[int, bool]:
+    """Where the entries end that the walk of ``run`` (MARK, then the copy of
+    ``buf[pos:stop]``) took, stopped at ``at``; and whether the field's run
+    may go on past the copy.
+
+    The walk writes ``C`` over each tag it passes before it reads the length
+    byte, so an entry it does not take (a long one, a tag that is the copy's
+    last byte) is cut off with what follows.  An entry whose data run past
+    the copy is completed from ``buf`` (``run`` is extended) if it ends by
+    ``end``, else is left to the caller, which reports it.
+    """
+    if at >= PAST:  # a length of 128 or more at ``at - PAST``: the caller's
+        return at - PAST, False
+    if at == len(run) or (at == len(run) - 1 and run[at] == 0x43):
+        return at, stop < end  # the copy's end, or a tag as its last byte (no tag is C)
+    if at < len(run):  # a byte not the tag
+        return at, False
+    taken = pos + at - 1  # the last entry's end in ``buf``, past the copy
+    if taken <= end:
+        run += memoryview(buf)[stop:taken]
+        return at, taken < end
+    last = 1  # cut off by ``end``: its start, found as the walk found it
+    while last + run[last + 1] + 2 < at:
+        last += run[last + 1] + 2
+    return last, False

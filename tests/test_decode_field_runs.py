@@ -256,17 +256,41 @@ def test_a_long_string_run_inside_a_message_matches_oracle(cut: int) -> None:
     assert loaded
 
 
-@pytest.mark.parametrize("first_chunk", [1, 5, _short_entries.FIRST_CHUNK])
-def test_every_short_entry_of_a_run_is_pickled(first_chunk: int) -> None:
-    # Not a timing: however the chunks cut the run, each short entry before
-    # the first long one is made by a pickle, none by the loop.
+# What ends a run: a long entry, the message's end, an entry cut off by it.
+_RUN_ENDS = {"a long entry": wk.f_len(6, b"z" * 200), "the end": b"", "a cut entry": b"\x32\x09abc"}
+
+
+@pytest.mark.parametrize("ends", sorted(_RUN_ENDS))
+@pytest.mark.parametrize("first_chunk", [1, 2, 3, 5, 7, 11, 13, _short_entries.FIRST_CHUNK])
+def test_every_short_entry_of_a_run_is_pickled(first_chunk: int, ends: str) -> None:
+    # Not a timing: however the chunks cut the run (an entry across a cut is
+    # completed from the input), each whole short entry is made by a pickle,
+    # none by the loop, up to what ends the run.
     entries = _LONG_RUN_ENTRIES[:2500]
-    data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in entries) + wk.f_len(6, b"z" * 200)
+    data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in entries) + _RUN_ENDS[ends]
     with pytest.MonkeyPatch.context() as mp, checked_pickles() as loaded:
         mp.setattr(_short_entries, "FIRST_CHUNK", first_chunk)
-        assert TensorProto.decode(data).string_data == [*entries, b"z" * 200]
+        if ends == "a cut entry":
+            with pytest.raises(onnxdata.DecodeError):
+                TensorProto.decode(data)
+        else:
+            want = [*entries, b"z" * 200] if ends == "a long entry" else entries
+            assert TensorProto.decode(data).string_data == want
     made = [pickle.loads(stream) for stream in loaded]
     assert sum(len(m) for m in made) == len(entries) - 1  # all but the first (read before)
+
+
+@pytest.mark.parametrize("first_chunk", range(1, 16))
+def test_entries_across_a_copy_to_the_end_are_pickled(first_chunk: int) -> None:
+    # Every place of the first copy's end, up to the message's end: an entry
+    # across it is completed from the input, the last one too.
+    entries = [b"ab", b"cd", b"efgh", b"ij"]
+    data = b"".join(wk.f_len(6, s) for s in entries)
+    with pytest.MonkeyPatch.context() as mp, checked_pickles() as loaded:
+        mp.setattr(_decode, "LONG_RUN", 1)
+        mp.setattr(_short_entries, "FIRST_CHUNK", first_chunk)
+        assert TensorProto.decode(data).string_data == entries
+    assert sum(len(pickle.loads(stream)) for stream in loaded) == len(entries) - 1
 
 
 @pytest.mark.parametrize("copy", [True, False])
