@@ -73,6 +73,34 @@ def test_merge_from_string_and_parse_from_string_give_protobufs_bytes(
     assert fresh == b
 
 
+def _optionals(leaf: OptionalProto, depth: int, elem_type: int | None) -> OptionalProto:
+    for _ in range(depth):
+        leaf = OptionalProto(elem_type=elem_type, optional_value=leaf)
+    return leaf
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+@pytest.mark.parametrize("method", ["MergeFrom", "MergeFromString"])
+def test_merging_nested_optionals_keeps_what_each_level_held(depth: int, method: str) -> None:
+    # The other's levels are written as a chain (elem_type, then optional_value):
+    # each merges into the level held before, as protobuf merges, and the
+    # tensor at the bottom stays.
+    a = _optionals(OptionalProto(tensor_value=TensorProto(name="kept")), depth + 1, None)
+    b = _optionals(OptionalProto(), depth + 1, 0)
+    oa, ob = to_oracle(a), to_oracle(b)
+    if method == "MergeFrom":
+        a.MergeFrom(b)
+        oa.MergeFrom(ob)
+    else:
+        a.MergeFromString(b.encode())
+        oa.MergeFromString(ob.SerializeToString())
+    assert a.encode() == oa.SerializeToString()
+    bottom = a
+    for _ in range(depth + 1):
+        bottom = bottom.optional_value
+    assert bottom.tensor_value == TensorProto(name="kept")
+
+
 @pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
 @given(data=st.data())
 @settings(max_examples=scaled(0.2))
