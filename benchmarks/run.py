@@ -16,7 +16,9 @@ then times, in one run:
   protobuf's pure-Python backend, each side paired with onnxdata timed in the
   same process, in turn: as it runs in that program (numpy imported) and,
   for the workloads with such targets, without numpy (its standard-library
-  codec, as where numpy is not installed);
+  codec, as where numpy is not installed); with them, in turn, the floors of
+  the targets that faster code cannot meet (``floors.py``): the least work
+  each operation needs, and so the most a speed-up can be;
 * the peak memory of decoding raw16MB, import time and the wheel's size.
 
 Times are ``timeit``'s (``common.best_times``).  Writes ``docs/benchmarks.md``
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import common
+import floors
 from common import ROOT, md_table
 
 OPS = {"decode": "decode", "encode": "encode", "to_numpy": "decode→numpy",
@@ -244,10 +247,24 @@ def child_main(mode: str) -> None:
             ("encode", pb.SerializeToString, msg.encode),
         ):
             fns = [a, b, without_numpy(b)] if w["name"] in _NONUMPY else [a, b]
-            pure, od, *hidden = common.best_times(fns, job["repeat"], slow=0.5)
-            out[w["name"]][op] = {"purepy": pure, "onnxdata": od}
-            if hidden:
-                out[w["name"]][op]["nonumpy"] = hidden[0]
+            floor = floors.find(w["name"], op)
+            if floor:
+                fn, expected = floor.make(data, msg)
+                if fn() != expected:
+                    raise AssertionError(f"{w['name']} {op}: the floor's result is wrong")
+                fns.append(fn)
+            best = common.best_times(fns, job["repeat"], slow=0.5)
+            cell = out[w["name"]][op] = {"purepy": best[0], "onnxdata": best[1]}
+            if w["name"] in _NONUMPY:
+                cell["nonumpy"] = best[2]
+            if floor:
+                cell["floor"] = best[-1]
+        entries, candidates = floors.steps(w["name"], msg)
+        if candidates:
+            out[w["name"]]["steps"] = [
+                [step, call, used, common.best_time(fn, job["repeat"]) / entries]
+                for step, call, used, fn in candidates
+            ]
     json.dump(out, sys.stdout)
 
 
@@ -347,7 +364,8 @@ def evaluate(r: dict[str, Any]) -> list[dict[str, Any]]:
                  f"{op} {w}: pure-Python backend ÷ onnxdata"
                  + (" (without numpy)" if kind == "nonumpy" else ""))  # fmt: skip
         rows.append({"round": rnd, "label": label, "value": measured(r, kind, w, op),
-                     "cmp": cmp, "limit": limit, "unit": X})  # fmt: skip
+                     "cmp": cmp, "limit": limit, "unit": X,
+                     "ceiling": ceiling(r, w, op) if kind != "upb" else None})  # fmt: skip
     if "import_ms" in r:
         rows.append({"round": 1, "label": "`import onnxdata` (ms)", "value": r["import_ms"],
                      "cmp": "≤", "limit": IMPORT_TARGET_MS, "unit": ""})  # fmt: skip
@@ -362,7 +380,34 @@ def evaluate(r: dict[str, Any]) -> list[dict[str, Any]]:
         v = row["value"]
         met = v is not None and (v <= row["limit"] if row["cmp"] == "≤" else v >= row["limit"])
         row["status"] = "n/a" if v is None else ("✅ met" if met else "❌ missed")
+        if v is not None and not met and row.get("ceiling") is not None:
+            row["status"] += f" (floor: at most {fmt(row['ceiling'], X)}, see Floors)"
     return rows
+
+
+def ceiling(r: dict[str, Any], w: str, op: str) -> float | None:
+    """pure-Python ÷ the floor of ``op`` on ``w``: the most a speed-up made of its calls can be."""
+    cell = r.get("purepy", {}).get(w, {}).get(op, {})
+    return float(cell["purepy"] / cell["floor"]) if "floor" in cell else None
+
+
+def floor_rows(r: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for f in floors.FLOORS:
+        cell = r.get("purepy", {}).get(f.workload, {}).get(f.op, {})
+        if "floor" in cell:
+            od = cell.get("nonumpy", cell["onnxdata"])
+            rows.append([f.workload, f.op + (" (without numpy)" if "nonumpy" in cell else ""),
+                         f.what, ms(cell["floor"]), ms(cell["purepy"]), ms(od),
+                         fmt(ceiling(r, f.workload, f.op), X),
+                         fmt(od / cell["floor"], X)])  # fmt: skip
+    return rows
+
+
+def step_rows(r: dict[str, Any]) -> list[list[str]]:
+    return [[f"{w}: {step}", call, f"{1e9 * seconds:.1f}", "✓" if used else ""]
+            for w, ops in r.get("purepy", {}).items()
+            for step, call, used, seconds in ops.get("steps", [])]  # fmt: skip
 
 
 def fmt(v: float | None, unit: str = "") -> str:
@@ -419,6 +464,25 @@ def markdown(r: dict[str, Any], ws: list[Any]) -> str:
         if rows:
             out += [f"## Targets: {title}", "", md_table(["target", "measured", "goal", "status"],
                                                         rows), ""]  # fmt: skip
+    if floor_rows(r):
+        out += [
+            "## Floors", "",
+            "A floor is the least work an operation needs, done by a complete encoder or decoder "
+            "of that workload only (its result checked against the real bytes), each step once, "
+            "by the cheapest standard-library call found for it (`benchmarks/floors.py`). "
+            "Timed in turn with the pure-Python backend and onnxdata in its subprocess, "
+            "*pure-Python ÷ floor* is the ceiling of that target: no implementation made of "
+            "these calls can be faster than its floor.", "",
+            md_table(["workload", "operation", "the floor", "floor ms", "pure-Python ms",
+                      "onnxdata ms", "pure-Python ÷ floor", "onnxdata ÷ floor"],
+                     floor_rows(r)), "",
+        ]  # fmt: skip
+        if step_rows(r):
+            out += [
+                "Each step of a floor by every call found that can take it, in nanoseconds per "
+                "entry (best of the samples); ✓: the one the floor uses.", "",
+                md_table(["step", "call", "ns per entry", "floor"], step_rows(r)), "",
+            ]  # fmt: skip
     out += [
         "## Times", "",
         "Best time per call. *decode*: bytes → message; *encode*: message → bytes; "
