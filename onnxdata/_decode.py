@@ -46,6 +46,7 @@ from ._wire import (
     MAX_DEPTH,
     Buf,
     encode_varint,
+    known_enum_value,
     packed_fixed_error,
     past_end,
     read_length,
@@ -294,20 +295,6 @@ def _locate(err: DecodeError, msg: Any, fnum: int, fields: dict[int, FieldSpec])
 def _stray(exc: Exception, pos: int) -> DecodeError:
     """A last line of defence: any other error still reports as a DecodeError."""
     return DecodeError(f"malformed input near offset {pos}: {exc!r}", pos)
-
-
-def _closed_enum(buf: Buf, pos: int, end: int, known: frozenset[int]) -> bool:
-    """Whether the varint at ``pos`` is a known value of a closed enum.
-
-    proto2 enums are closed: an unknown value is kept as an unknown field,
-    byte for byte.  A truncated varint reports here as known, so that the
-    normal path raises the error.
-    """
-    try:
-        v = read_varint(buf, pos, end)[0]
-    except DecodeError:
-        return True
-    return to_int32(v) in known
 
 
 def _scalars(msg: Any, slot: str, code: str) -> Any:
@@ -647,7 +634,7 @@ def _generate(
         "string": _string,
         "depth_error": _depth_error,
         "fixed_error": _fixed_error,
-        "closed_enum": _closed_enum,
+        "closed_enum": known_enum_value,
         "scalars": _scalars,
         "view_fixed": _view_fixed,
         "read_packed_fixed": read_packed_fixed,
@@ -837,8 +824,7 @@ def _field_blocks(
     if kind in _CONVERT:
         read = _READ_VARINT.format(convert=_CONVERT[kind])
         if kind == "enum":
-            assert f.enum is not None
-            env[f"known_{name}"] = frozenset(int(v) for v in f.enum)
+            env[f"known_{name}"] = f.enum_values
             return [
                 (
                     f"tag == {native} and closed_enum(buf, pos, end, known_{name})",

@@ -733,8 +733,8 @@ def _field_block(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
             write = f"b = {checked}\nout.append(b)\nsize += len(b)"
         return f"{head}if m.{name} is not None:\n    v = m.{name}\n{_indent(write, 4)}"
     if kind == "enum":
-        assert f.enum is not None and not f.repeated
-        env[f"KNOWN_{name}"] = frozenset(int(v) for v in f.enum)
+        assert not f.repeated
+        env[f"KNOWN_{name}"] = f.enum_values
         write = (
             f"v = check_int(v, {INT32_MIN}, {INT32_MAX})\n"
             f"if v not in KNOWN_{name}:  # proto2 enums are closed\n    raise enum_error(v)\n"

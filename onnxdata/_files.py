@@ -40,7 +40,7 @@ from ._messages import (
 )
 from ._schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
 from ._stream import encode_to
-from ._wire import MAX_DEPTH, read_length, read_tag, skip_field
+from ._wire import MAX_DEPTH, known_enum_value, read_length, read_tag, skip_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -402,7 +402,9 @@ def misfit(msg: Message) -> int:
 # run of entries, _ODD for a form it never writes (packed where it writes
 # unpacked, or the reverse).  Anything else is an unknown field.
 _ONCE, _RUN, _ODD = 0, 1, 2
-_Layout = dict[tuple[int, int], tuple["type[Message] | None", int, bool]]
+# (number, wire type) -> (its message class, its shape, packed varints, the values a
+# closed enum names: None for any other field)
+_Layout = dict[tuple[int, int], tuple["type[Message] | None", int, bool, "frozenset[int] | None"]]
 _LAYOUTS: dict[type, _Layout] = {}
 
 
@@ -418,7 +420,8 @@ def _layout(cls: type[Message]) -> _Layout:
                     shape = _RUN if f.repeated and not f.packed else _ONCE
                 sub = f.message if f.kind == MESSAGE else None
                 varints = wire == LEN and KINDS[f.kind].wire_type == VARINT
-                found[(f.number, wire)] = (sub, shape, varints)
+                enum = f.enum_values if f.enum is not None and wire == VARINT else None
+                found[(f.number, wire)] = (sub, shape, varints, enum)
     return found
 
 
@@ -432,7 +435,8 @@ def _scan(view: Any, pos: int, end: int, cls: type[Message], levels: int) -> tup
     Returns the bytes of unknown fields seen (misfit counts each byte);
     whether the re-encoding is sure to differ from the input: a field out of
     field-number order or after an unknown field, one the encoder writes once
-    seen twice, or a form it never writes; and the bytes of packed varints
+    seen twice, or a form it never writes (a value a closed enum does not
+    name makes an unknown field, as decoding does); and the bytes of packed varints
     seen, the costliest thing to decode.  Only the first fields, and the
     first sub-messages down ``levels`` more levels, are looked at, so these
     are lower bounds, found in microseconds.
@@ -453,11 +457,13 @@ def _scan(view: Any, pos: int, end: int, cls: type[Message], levels: int) -> tup
             pos = skip_field(view, start, after, end, tag, MAX_DEPTH)
             number = tag >> 3
             known = layout.get((number, tag & 7))
+            if known and known[3] is not None and not known_enum_value(view, after, pos, known[3]):
+                known = None  # a value a closed enum does not name: an unknown field
             if known is None:
                 unknown += pos - start
                 last = 1 << 32  # unknown fields are written last
                 continue
-            sub, shape, packed = known
+            sub, shape, packed, _ = known
             if number < last or shape == _ODD or (shape == _ONCE and number in seen):
                 differs = True
             last = number
@@ -502,7 +508,8 @@ def _top_level(view: Any) -> dict[tuple[int, int], int]:
     """The bytes of the top-level fields by ``(number, wire type)``, in one pass.
 
     Which of them a type does not know is a lower bound of its misfit that
-    is exact at the top level, whatever the length of the file.
+    is exact at the top level but for closed enums' values, whatever the
+    length of the file.
     """
     out: dict[tuple[int, int], int] = {}
     pos, end = 0, len(view)
@@ -657,7 +664,9 @@ def detect(
 def _raise_bounds(
     view: Any, bound: dict[type[Message], int], differs: dict[type[Message], bool]
 ) -> None:
-    """Raise each bound to the exact size of the type's unknown top-level fields."""
+    """Raise each bound to the size of the top-level fields of numbers and wire types
+    the type does not know (a lower bound still: a value a closed enum does not
+    name makes an unknown field too)."""
     sizes = _top_level(view)
     for cls in CANDIDATES:
         layout = _layout(cls)

@@ -175,6 +175,7 @@ class FieldSpec:
         "default_factory",
         "enum",
         "enum_name",
+        "enum_values",
         "json_name",
         "kind",
         "message_name",
@@ -238,6 +239,7 @@ class FieldSpec:
         self.owner: Any = None
         self.type: Any = None
         self.enum: type[IntEnum] | None = None
+        self.enum_values: frozenset[int] = frozenset()  # the values ``enum`` names
         self._message: Any = None
         self._messages: Any = None  # the RepeatedMessages class, once resolved
 
@@ -526,6 +528,7 @@ else:
             spec.owner = built
             if spec.enum_name is not None:
                 spec.enum = getattr(built, spec.enum_name)
+                spec.enum_values = frozenset(int(v) for v in spec.enum)
         spec = MessageSpec(built, tuple(specs))
         built._SPEC = spec
         built.__init__ = _make_init(spec)

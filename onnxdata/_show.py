@@ -37,10 +37,10 @@ from ._schema import (
     spec_of,
 )
 from ._wire import (
-    MASK32,
     MASK64,
     MAX_DEPTH,
     encode_varint,
+    known_enum_value,
     read_length,
     read_tag,
     read_varint,
@@ -286,9 +286,9 @@ def _read(
     if wire == VARINT:
         v = read_varint(buf, pos, end)[0]
         if f.enum is not None:
-            v &= MASK32
-            if v not in _values_of(f.enum):
-                return False
+            if not known_enum_value(buf, pos, end, f.enum_values):
+                return False  # an unknown field, as decoding makes it
+            v = to_int32(v)
         else:
             v = _signed(f.kind, v)
         if encode_varint(v & MASK64) != buf[pos:end]:
@@ -297,16 +297,6 @@ def _read(
     else:
         _add(shown, struct.unpack_from("<f" if wire == I32 else "<d", buf, pos)[0])
     return True
-
-
-_ENUM_VALUES: dict[Any, frozenset[int]] = {}
-
-
-def _values_of(enum: Any) -> frozenset[int]:
-    found = _ENUM_VALUES.get(enum)
-    if found is None:
-        found = _ENUM_VALUES[enum] = frozenset(m.value for m in enum)
-    return found
 
 
 def _signed(kind: str, v: int) -> int:

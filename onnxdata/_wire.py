@@ -159,6 +159,21 @@ def to_int32(v: int) -> int:
     return v - (1 << 32) if v > INT32_MAX else v
 
 
+def known_enum_value(buf: Buf, pos: int, end: int, known: frozenset[int]) -> bool:
+    """Whether the varint at ``pos`` is a value ``known`` to a closed enum.
+
+    proto2 enums are closed: a field whose value the enum does not name is an
+    unknown field, kept byte for byte (and written last).  upb reads the value
+    as an ``int32``.  A truncated varint counts as known, so that the normal
+    path reading it raises the error.
+    """
+    try:
+        v = read_varint(buf, pos, end)[0]
+    except DecodeError:
+        return True
+    return to_int32(v) in known
+
+
 def to_int64(v: int) -> int:
     return v - (1 << 64) if v > INT64_MAX else v
 
