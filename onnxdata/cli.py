@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +52,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+
+
+def command() -> int:
+    """The ``onnxdata`` program (the console script, ``python -m onnxdata``): :func:`main`,
+    with each warning printed as one line on stderr, as errors are.
+
+    How warnings are shown is the process's; the program owns its process, so
+    it sets that here, while a caller of :func:`main` keeps its own.
+    """
+    warnings.showwarning = _show_warning
+    return main()
+
+
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    _say("onnxdata: warning: " + " ".join(str(message).split()), file)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -168,12 +191,16 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fail(path: str, message: str) -> int:
-    line = f"onnxdata: {path}: {message}"
-    # A lone surrogate (from a file name or a JSON key) cannot be printed as is.
-    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
-    line = line.encode(encoding, "backslashreplace").decode(encoding)
-    print(line, file=sys.stderr)
+    _say(f"onnxdata: {path}: {message}")
     return 2
+
+
+def _say(line: str, file: Any = None) -> None:
+    """Print one line on stderr (or ``file``), whatever characters it holds."""
+    out = sys.stderr if file is None else file
+    # A lone surrogate (from a file name or a JSON key) cannot be printed as is.
+    encoding = getattr(out, "encoding", None) or "utf-8"
+    print(line.encode(encoding, "backslashreplace").decode(encoding), file=out)
 
 
 def _guarded(path: str, action: Callable[[], int]) -> int:
@@ -194,7 +221,11 @@ def _guarded(path: str, action: Callable[[], int]) -> int:
     except BrokenPipeError:
         raise
     except OSError as err:
-        return _fail(path, err.strerror or str(err))
+        text = err.strerror or str(err)
+        if err.filename is not None and os.fsdecode(err.filename) != path:
+            # Another file than the one named: an external tensor's data file.
+            text = f"{os.fsdecode(err.filename)}: {text}"
+        return _fail(path, text)
     except RecursionError:
         return _fail(path, "nested too deeply")
     except MemoryError:

@@ -275,6 +275,44 @@ def test_subprocess_smoke(tmp_path: pathlib.Path) -> None:
     assert json.loads(done.stdout) == json.loads(json_format.MessageToJson(oracle))
 
 
+def _external_tensor(path: pathlib.Path, *extra: tuple[str, str]) -> None:
+    """A FLOAT tensor whose data lies in ``missing.bin`` next to it, which does not exist."""
+    t = onnxdata.TensorProto(dims=[2], data_type=1, name="w", data_location=1)
+    for key, value in (("location", "missing.bin"), *extra):
+        entry = t.external_data.add()
+        entry.key, entry.value = key, value
+    path.write_bytes(t.encode())
+
+
+def test_a_missing_data_file_is_named(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The error is about the external data file, not the .pb named on the command line.
+    src = tmp_path / "w.pb"
+    _external_tensor(src)
+    status, _, err = run(capsys, "to-npy", str(src), "-o", str(tmp_path / "w.npy"))
+    assert (status, err) == (2, f"onnxdata: {src}: missing.bin: No such file or directory\n")
+
+
+def test_the_program_prints_a_warning_as_one_line(tmp_path: pathlib.Path) -> None:
+    # onnx warns of an external data key it does not know, and so do we; the program
+    # prints it as one line, as it prints errors, not as Python shows warnings.
+    src = tmp_path / "w.pb"
+    _external_tensor(src, ("colour", "red"))
+    done = subprocess.run(
+        [sys.executable, "-m", "onnxdata", "to-npy", str(src), "-o", str(tmp_path / "w.npy")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "onnxdata: warning: Ignoring unknown external data key(s) ['colour'] for tensor 'w'. "
+        "Allowed keys: ['basepath', 'checksum', 'length', 'location', 'offset']",
+        f"onnxdata: {src}: missing.bin: No such file or directory",
+    ]
+
+
 def test_from_json_detects_the_type(
     tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
