@@ -472,7 +472,10 @@ def markdown(r: dict[str, Any], ws: list[Any]) -> str:
             "by the cheapest standard-library call found for it (`benchmarks/floors.py`). "
             "Timed in turn with the pure-Python backend and onnxdata in its subprocess, "
             "*pure-Python ÷ floor* is the ceiling of that target: no implementation made of "
-            "these calls can be faster than its floor.", "",
+            "these calls can be faster than its floor, but for noise. raw16MB's floors are one "
+            "16 MiB copy, as each side's work is: one copy's time varies from sample to sample "
+            "by more than the microseconds that the rest of either side takes, so these three "
+            "times differ by noise, in either order, and the ratio is a coin toss around 1.", "",
             md_table(["workload", "operation", "the floor", "floor ms", "pure-Python ms",
                       "onnxdata ms", "pure-Python ÷ floor", "onnxdata ÷ floor"],
                      floor_rows(r)), "",
