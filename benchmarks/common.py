@@ -10,7 +10,6 @@ import gc
 import os
 import platform
 import subprocess
-import sys
 import timeit
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,6 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 MiB = 1 << 20
-sys.path.insert(0, str(ROOT))  # this checkout's onnxdata, installed or not
 
 
 def best_times(fns: list[Callable[[], Any]], repeat: int, slow: float = 1.0) -> list[float]:

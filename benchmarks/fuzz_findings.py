@@ -1,8 +1,8 @@
 """What the fuzzing toolkit finds in third-party ONNX parsers, next to byte-level baselines.
 
-    python benchmarks/fuzz_findings.py                      # the table of docs/fuzzing.md
-    python benchmarks/fuzz_findings.py --budget 500 --seeds 1
-    python benchmarks/fuzz_findings.py --parsers betterproto2 --sources mutate-empty
+    python -m benchmarks.fuzz_findings                      # the table of docs/fuzzing.md
+    python -m benchmarks.fuzz_findings --budget 500 --seeds 1
+    python -m benchmarks.fuzz_findings --parsers betterproto2 --sources mutate-empty
 
 Four parsers, each checked against onnxdata's reference reading (protobuf's):
 
@@ -78,11 +78,10 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import onnxdata  # noqa: E402
 from onnxdata import fuzz  # noqa: E402
-from onnxdata._schema import MESSAGE, spec_of  # noqa: E402
+from onnxdata._core.schema import MESSAGE, spec_of  # noqa: E402
 
 ROOTS: list[type[onnxdata.Message]] = [
     onnxdata.TensorProto,

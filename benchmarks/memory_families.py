@@ -1,7 +1,7 @@
 """Peak memory of a decode, per input family, against protobuf (upb).
 
-    python benchmarks/memory_families.py            # 10 MiB per family
-    python benchmarks/memory_families.py --mib 2    # quicker
+    python -m benchmarks.memory_families            # 10 MiB per family
+    python -m benchmarks.memory_families --mib 2    # quicker
 
 Each family is one hostile or extreme shape of input, 10 MiB of it by default.
 Every measurement runs in a fresh process: the growth of the process's peak

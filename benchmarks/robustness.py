@@ -1,8 +1,8 @@
 """Bounded cost on hostile input: time and memory of onnxdata's decoder, with figures.
 
-    python benchmarks/robustness.py             # everything, a few minutes
-    python benchmarks/robustness.py --quick     # sizes up to 250k, about a minute
-    python benchmarks/robustness.py --only forged growth amplification
+    python -m benchmarks.robustness             # everything, a few minutes
+    python -m benchmarks.robustness --quick     # sizes up to 250k, about a minute
+    python -m benchmarks.robustness --only forged growth amplification
 
 Three parts; benchmarks, not tests: nothing here
 fails a build, it prints tables (Markdown) for ``docs/robustness.md``.
@@ -45,9 +45,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, best_time, f_len, tag, varint
-
 import onnxdata
+from benchmarks.common import ROOT, best_time, f_len, tag, varint
 from onnxdata import (
     DecodeError,
     MapProto,

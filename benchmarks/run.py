@@ -1,8 +1,8 @@
 """onnxdata side by side with protobuf (upb), its pure-Python backend and onnx.numpy_helper.
 
-    python benchmarks/run.py                  # full run, a few minutes
-    python benchmarks/run.py --quick          # fewer samples, noisier
-    python benchmarks/run.py --only seq10k,nested50 --json results.json
+    python -m benchmarks.run                  # full run, a few minutes
+    python -m benchmarks.run --quick          # fewer samples, noisier
+    python -m benchmarks.run --only seq10k,nested50 --json results.json
 
 Builds the workloads (``workloads.py``), checks that every encoding onnxdata
 writes is byte-identical to protobuf's and that its numpy bridge returns what
@@ -40,9 +40,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import common
-import floors
-from common import ROOT, md_table
+from benchmarks import common, floors
+from benchmarks.common import ROOT, md_table
 
 OPS = {"decode": "decode", "encode": "encode", "to_numpy": "decode→numpy",
        "from_numpy": "numpy→bytes"}  # fmt: skip
@@ -546,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
     repeat = 3 if args.quick else 7
     r: dict[str, Any] = {
         "mode": "quick" if args.quick else "full", "repeat": repeat,
-        "command": " ".join(["python benchmarks/run.py", *sys.argv[1:]]),
+        "command": " ".join(["python -m benchmarks.run", *sys.argv[1:]]),
         "date": datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z"),
         "machine": common.machine(),
     }  # fmt: skip

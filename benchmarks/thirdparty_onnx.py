@@ -38,7 +38,7 @@ from pure_protobuf.annotations import Field, double, uint
 from pure_protobuf.message import BaseMessage
 
 import onnxdata
-from onnxdata._schema import spec_of
+from onnxdata._core.schema import spec_of
 
 # -- betterproto2 ---------------------------------------------------------------------------
 

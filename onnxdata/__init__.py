@@ -7,15 +7,14 @@ protobuf runtime.  Only the standard library is imported.
 
 from __future__ import annotations
 
-from ._check import Violation, check
-from ._errors import (
+from ._core.errors import (
     DecodeError,
     EncodeError,
     EncodeOverflowError,
     EncodeTypeError,
     EncodeValueError,
 )
-from ._messages import (
+from ._messages.declarations import (
     MapProto,
     Message,
     OptionalProto,
@@ -24,27 +23,28 @@ from ._messages import (
     StringStringEntryProto,
     TensorProto,
 )
+from ._tools.check import Violation, check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-    from ._files import load, save
-    from ._stream import SequenceWriter, iter_sequence
-    from ._tensor_io import load_tensor, load_tensor_from_string, save_tensor
+    from ._io.files import load, save
+    from ._io.stream import SequenceWriter, iter_sequence
+    from ._io.tensor_io import load_tensor, load_tensor_from_string, save_tensor
 
 __version__ = "0.1.0"
 
 # Imported on first use: they need the decoder and the encoder, which
 # ``import onnxdata`` alone does not load (see test_imports).
 _LAZY = {
-    "load": "._files",
-    "save": "._files",
-    "SequenceWriter": "._stream",
-    "iter_sequence": "._stream",
-    "load_tensor": "._tensor_io",
-    "load_tensor_from_string": "._tensor_io",
-    "save_tensor": "._tensor_io",
+    "load": "._io.files",
+    "save": "._io.files",
+    "SequenceWriter": "._io.stream",
+    "iter_sequence": "._io.stream",
+    "load_tensor": "._io.tensor_io",
+    "load_tensor_from_string": "._io.tensor_io",
+    "save_tensor": "._io.tensor_io",
 }
 
 

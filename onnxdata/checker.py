@@ -29,10 +29,10 @@ What differs from onnx (see docs/compat.md):
 
 from __future__ import annotations
 
-from ._check import Violation, check
-from ._errors import ValidationError
-from ._foreign import as_message
-from ._messages import (
+from ._core.errors import ValidationError
+from ._core.schema import MESSAGE, spec_of
+from ._messages.convert import as_message
+from ._messages.declarations import (
     MapProto,
     Message,
     OptionalProto,
@@ -40,7 +40,7 @@ from ._messages import (
     SparseTensorProto,
     TensorProto,
 )
-from ._schema import MESSAGE, spec_of
+from ._tools.check import Violation, check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

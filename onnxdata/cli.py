@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import __version__
-from ._errors import DecodeError, EncodeError
-from ._messages import (
+from ._core.errors import DecodeError, EncodeError
+from ._messages.declarations import (
     MapProto,
     Message,
     OptionalProto,
@@ -241,7 +241,7 @@ def _one_line(err: BaseException) -> str:
 
 def _read(path: str) -> bytes:
     """The whole of a small file (JSON, a raw dump); only a regular file is read."""
-    from ._files import open_regular
+    from ._io.files import open_regular
 
     with open_regular(path) as f:
         return f.read()
@@ -249,14 +249,14 @@ def _read(path: str) -> bytes:
 
 def _load(path: str, type_name: str | None) -> Message:
     """The message in the file at ``path``, mapped and decoded without copies."""
-    from ._files import load
+    from ._io.files import load
 
     return load(path, None if type_name is None else TYPES[type_name])
 
 
 def _write(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: a failure leaves no file behind."""
-    from ._atomic import AtomicFile
+    from ._io.atomic import AtomicFile
 
     target = AtomicFile(path)
     try:
@@ -294,9 +294,9 @@ def _show_text(path: str, type_name: str | None, named: bool) -> str:
 def _show(path: str, type_name: str | None) -> list[str]:
     """The outline of the file at ``path``, read from a mapping: only the values
     shown are ever read, so a file of any size shows at once."""
-    from ._decode import as_read_only_view
-    from ._files import open_buffer
-    from ._show import show
+    from ._codec.decode import as_read_only_view
+    from ._io.files import open_buffer
+    from ._tools.show import show
 
     buf, mapping = open_buffer(path)
     view = as_read_only_view(buf)
@@ -338,10 +338,10 @@ def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
 
 
 def _cmd_raw(args: argparse.Namespace) -> int:
-    from ._raw import dump
+    from ._tools.raw import dump
 
     def run() -> int:
-        from ._files import open_buffer
+        from ._io.files import open_buffer
 
         buf, mapping = open_buffer(args.file)
         try:
@@ -362,7 +362,7 @@ def _cmd_raw(args: argparse.Namespace) -> int:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from ._check import check
+    from ._tools.check import check
 
     status = 0
     for path in args.files:
@@ -461,7 +461,7 @@ def _cmd_from_npy(args: argparse.Namespace) -> int:
 
 
 def _cmd_corpus(args: argparse.Namespace) -> int:
-    from ._corpus import DICTIONARY_NAME, write_corpus
+    from ._fuzz.corpus import DICTIONARY_NAME, write_corpus
 
     def run() -> int:
         out = args.out
@@ -494,7 +494,7 @@ def _check_npy(np: Any, path: str) -> None:
         CommandError: the header's shape and dtype need more bytes than follow it.
         ValueError: the header is not one numpy can read.
     """
-    from ._files import open_regular
+    from ._io.files import open_regular
 
     fmt = np.lib.format
     with open_regular(path) as f:

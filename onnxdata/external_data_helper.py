@@ -37,8 +37,10 @@ from __future__ import annotations
 import re
 import uuid
 
-from ._errors import ValidationError
-from ._external import (
+from ._core.errors import ValidationError
+from ._core.foreign import foreign_name
+from ._core.schema import MESSAGE, spec_of
+from ._io.external import (
     ALLOWED_KEYS,
     MAX_PADDING,
     ExternalDataInfo,
@@ -46,10 +48,9 @@ from ._external import (
     split_location,
     write_external_data,
 )
-from ._external import uses_external_data as _uses
-from ._foreign import as_message, foreign_name
-from ._messages import MESSAGE_TYPES, Message, StringStringEntryProto, TensorProto
-from ._schema import MESSAGE, spec_of
+from ._io.external import uses_external_data as _uses
+from ._messages.convert import as_message
+from ._messages.declarations import MESSAGE_TYPES, Message, StringStringEntryProto, TensorProto
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -38,11 +38,11 @@ import sys
 from collections.abc import Callable, Mapping, Set
 from typing import Any
 
-from . import _mutate
-from ._corpus import DICTIONARY_NAME, corpus_files, dictionary, write_corpus
-from ._errors import DecodeError
-from ._messages import Message, TensorProto
-from ._schema import MESSAGE, FieldSpec, MessageSpec, spec_of
+from ._core.errors import DecodeError
+from ._core.schema import MESSAGE, FieldSpec, MessageSpec, spec_of
+from ._fuzz import mutate as _mutate
+from ._fuzz.corpus import DICTIONARY_NAME, corpus_files, dictionary, write_corpus
+from ._messages.declarations import Message, TensorProto
 
 corpus = write_corpus
 """Write seed corpora for C/C++/Rust fuzzers: ``corpus(OUT, seed=0, count=2)`` (see

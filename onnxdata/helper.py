@@ -53,10 +53,9 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import _numpy_floats
-from ._datatypes import DATA_TYPES, element_fields, storage_type
-from ._foreign import as_message
-from ._messages import (
+from ._messages.convert import as_message
+from ._messages.datatypes import DATA_TYPES, element_fields, storage_type
+from ._messages.declarations import (
     MapProto,
     Message,
     OptionalProto,
@@ -64,7 +63,8 @@ from ._messages import (
     SparseTensorProto,
     TensorProto,
 )
-from ._numpy_dtypes import SPECS
+from ._numpy import floats as _numpy_floats
+from ._numpy.dtypes import SPECS
 from .numpy_helper import (
     np_dtype_to_tensor_dtype,
     pack_2bitx4,

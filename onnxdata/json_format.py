@@ -39,9 +39,7 @@ import math
 import re
 from typing import Any
 
-from ._foreign import as_message
-from ._messages import MESSAGE_TYPES, Message
-from ._schema import (
+from ._core.schema import (
     BYTES,
     DOUBLE,
     ENUM,
@@ -57,11 +55,13 @@ from ._schema import (
     is_message,
     spec_of,
 )
-from ._wire import MAX_DEPTH, own_bytes, shortest_float32, to_float32
+from ._core.wire import MAX_DEPTH, own_bytes, shortest_float32, to_float32
+from ._messages.convert import as_message
+from ._messages.declarations import MESSAGE_TYPES, Message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from ._schema import FieldSpec
+    from ._core.schema import FieldSpec
 
 __all__ = [
     "EnumStringValueParseError",

@@ -25,10 +25,11 @@ from typing import Any
 
 import numpy.typing as npt
 
-from . import _numpy_bits, _numpy_floats
-from ._datatypes import DATA_TYPES, element_fields
-from ._foreign import as_message, foreign_name
-from ._messages import (
+from ._core.foreign import foreign_name
+from ._core.schema import CROWDED, alone, held
+from ._messages.convert import as_message
+from ._messages.datatypes import DATA_TYPES, element_fields
+from ._messages.declarations import (
     MapProto,
     Message,
     OptionalProto,
@@ -36,15 +37,16 @@ from ._messages import (
     SparseTensorProto,
     TensorProto,
 )
-from ._numpy_dtypes import (
+from ._numpy import bits as _numpy_bits
+from ._numpy import floats as _numpy_floats
+from ._numpy.dtypes import (
     HAVE_ML_DTYPES,
     SPECS,
     np_dtype_to_tensor_dtype,
     tensor_dtype_to_np_dtype,
 )
-from ._numpy_sparse import dense_to_sparse, sparse_to_array
-from ._numpy_tensor import array_to_tensor, tensor_to_array
-from ._schema import CROWDED, alone, held
+from ._numpy.sparse import dense_to_sparse, sparse_to_array
+from ._numpy.tensor import array_to_tensor, tensor_to_array
 
 __all__ = [
     "HAVE_ML_DTYPES",

@@ -33,9 +33,12 @@ try:
 except ImportError as exc:  # pragma: no cover - tested in a subprocess
     raise ImportError("onnxdata.strategies needs hypothesis: pip install 'onnxdata[fuzz]'") from exc
 
-from ._datatypes import DATA_TYPES, element_fields
-from ._foreign import as_message, foreign_name
-from ._messages import (
+from ._core.foreign import foreign_name
+from ._core.schema import BYTES, DOUBLE, ENUM, FLOAT, KINDS, MESSAGE, is_boolean, spec_of
+from ._core.wire import encode_varint
+from ._messages.convert import as_message
+from ._messages.datatypes import DATA_TYPES, element_fields
+from ._messages.declarations import (
     MESSAGE_TYPES,
     MapProto,
     Message,
@@ -45,8 +48,6 @@ from ._messages import (
     StringStringEntryProto,
     TensorProto,
 )
-from ._schema import BYTES, DOUBLE, ENUM, FLOAT, KINDS, MESSAGE, is_boolean, spec_of
-from ._wire import encode_varint
 
 __all__ = [
     "DEFECTS",

@@ -36,9 +36,7 @@ import re
 import struct
 import warnings
 
-from ._foreign import as_message
-from ._messages import MESSAGE_TYPES, Message
-from ._schema import (
+from ._core.schema import (
     BYTES,
     DOUBLE,
     ENUM,
@@ -53,14 +51,16 @@ from ._schema import (
     is_message,
     spec_of,
 )
-from ._wire import own_bytes, own_utf8, shortest_float32, to_float32
+from ._core.wire import own_bytes, own_utf8, shortest_float32, to_float32
+from ._messages.convert import as_message
+from ._messages.declarations import MESSAGE_TYPES, Message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterable, Iterator
     from typing import Any, TextIO
 
-    from ._schema import FieldSpec
+    from ._core.schema import FieldSpec
 
 __all__ = [
     "Error",

@@ -35,14 +35,8 @@ longer too.
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 from hypothesis import HealthCheck, settings
-
-# Make ``import oracle`` / ``import message_strategies`` work whatever the rootdir and
-# import mode; the helper modules live next to this file.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large]
 

@@ -30,15 +30,10 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-TESTS = Path(__file__).resolve().parent.parent
-for p in (str(TESTS), str(TESTS.parent)):
-    if p not in sys.path:
-        sys.path.insert(0, p)
+from google.protobuf.message import DecodeError as OracleDecodeError
 
-from google.protobuf.message import DecodeError as OracleDecodeError  # noqa: E402
-from oracle import MESSAGE_TYPES, ORACLE, VARINT_PATHS, assert_same, varint_path  # noqa: E402
-
-import onnxdata  # noqa: E402
+import onnxdata
+from tests.support.oracle import MESSAGE_TYPES, ORACLE, VARINT_PATHS, assert_same, varint_path
 
 BY_NAME: dict[str, type] = {cls.__qualname__: cls for cls in MESSAGE_TYPES}
 # Short names for the command line and the corpus directories.
@@ -167,9 +162,9 @@ def _check_error(err: onnxdata.DecodeError, name: str, data: bytes) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Replay files: ``python tests/fuzz/differential.py TYPE FILE...`` (TYPE: tensor, map, ...)."""
+    """Replay files: ``python -m tests.fuzz.differential TYPE FILE...`` (TYPE: tensor, map, ...)."""
     if len(argv) < 2 or argv[0] not in SHORT:
-        print(f"usage: differential.py {{{','.join(SHORT)}}} FILE...", file=sys.stderr)
+        print(f"usage: differential {{{','.join(SHORT)}}} FILE...", file=sys.stderr)
         return 2
     cls = SHORT[argv[0]]
     for f in argv[1:]:

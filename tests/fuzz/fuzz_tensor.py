@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Fuzz target: bytes decoded as the tensor message, by onnxdata and by protobuf (upb).
 
-    python tests/fuzz/fuzz_tensor.py WORK_DIR SEED_DIR -dict=SEEDS/wire.dict -max_len=4096
+    python -m tests.fuzz.fuzz_tensor WORK_DIR SEED_DIR -dict=SEEDS/wire.dict -max_len=4096
 
-(see docs/robustness.md; ``tests/fuzz/run.py`` runs every target).
+(see docs/robustness.md; ``python -m tests.fuzz.run`` runs every target).
 """
 
-from target import main
+from tests.fuzz.target import main
 
 if __name__ == "__main__":
     main("tensor")

@@ -18,11 +18,11 @@ import random
 import struct
 from typing import Any
 
-import differential
-import seeds
-import wirekit as wk
 from google.protobuf.descriptor import FieldDescriptor
-from oracle import ORACLE
+
+from tests.fuzz import differential, seeds
+from tests.support import wirekit as wk
+from tests.support.oracle import ORACLE
 
 _T = FieldDescriptor
 

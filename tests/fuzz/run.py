@@ -1,9 +1,9 @@
 """Run every fuzz target, one after another, and summarise what libFuzzer reports.
 
-    python tests/fuzz/run.py                      # 1,000,000 executions per target
-    python tests/fuzz/run.py --runs 20000         # a quick pass
-    python tests/fuzz/run.py --only tensor map    # some targets
-    python tests/fuzz/run.py --export tests/fuzz/regressions.txt   # no fuzzing: see below
+    python -m tests.fuzz.run                      # 1,000,000 executions per target
+    python -m tests.fuzz.run --runs 20000         # a quick pass
+    python -m tests.fuzz.run --only tensor map    # some targets
+    python -m tests.fuzz.run --export tests/fuzz/regressions.txt   # no fuzzing: see below
 
 Needs ``pip install -e .[test] atheris``.  Builds the seeds with
 :mod:`seeds` into ``WORK/seeds``, keeps each target's growing corpus in
@@ -18,7 +18,7 @@ rows to ``WORK/summary.json``.  Exit status 1 if any target found something.
 ``-merge=1`` over the grown corpus and the seeds, keeping one input per
 coverage feature), and writes the inputs of at most ``--export-max`` bytes, and
 every saved finding, as ``<type> <hex>`` lines: the regression file that
-``tests/test_robustness.py`` replays.
+``tests/codec/test_robustness.py`` replays.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from tests.support.paths import FUZZ, ROOT
+
+HERE = FUZZ
 
 TARGETS = ["tensor", "segment", "entry", "sparse", "sequence", "map", "optional"]
 _STATUS = re.compile(r"^#(\d+)\s+\w+\s+cov: (\d+) ft: (\d+) corp: (\d+)/(\S+)")
@@ -48,7 +49,7 @@ def run_target(name: str, work: Path, runs: int, max_len: int, timeout: int) -> 
         d.mkdir(parents=True, exist_ok=True)
     cmd = [
         sys.executable,
-        str(HERE / f"fuzz_{name}.py"),
+        "-m", f"tests.fuzz.fuzz_{name}",
         str(corpus),
         str(work / "seeds" / name),
         f"-dict={work / 'seeds' / 'wire.dict'}",
@@ -63,7 +64,7 @@ def run_target(name: str, work: Path, runs: int, max_len: int, timeout: int) -> 
     log = logs / f"{name}.log"
     start = time.monotonic()
     with log.open("w") as f:
-        rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
+        rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
     wall = time.monotonic() - start
     row: dict[str, object] = {"target": name, "rc": rc, "wall_s": round(wall, 1), "log": str(log)}
     for line in log.read_text(errors="replace").splitlines():
@@ -79,8 +80,8 @@ def run_target(name: str, work: Path, runs: int, max_len: int, timeout: int) -> 
 
 def export(work: Path, out: Path, max_size: int, targets: list[str]) -> None:
     lines = [
-        "# Fuzz regressions: <type> <input hex>, replayed by tests/test_robustness.py.",
-        "# Written by: python tests/fuzz/run.py --export tests/fuzz/regressions.txt",
+        "# Fuzz regressions: <type> <input hex>, replayed by tests/codec/test_robustness.py.",
+        "# Written by: python -m tests.fuzz.run --export tests/fuzz/regressions.txt",
         "# (every saved finding, then each target's -merge=1 minimised corpus,",
         f"# inputs of at most {max_size} bytes).",
     ]
@@ -93,9 +94,9 @@ def export(work: Path, out: Path, max_size: int, targets: list[str]) -> None:
             for f in merged.iterdir():
                 f.unlink()
         merged.mkdir(parents=True, exist_ok=True)
-        cmd = [sys.executable, str(HERE / f"fuzz_{name}.py"), "-merge=1", str(merged),
+        cmd = [sys.executable, "-m", f"tests.fuzz.fuzz_{name}", "-merge=1", str(merged),
                str(work / "corpus" / name), str(work / "seeds" / name)]  # fmt: skip
-        subprocess.run(cmd, check=True, capture_output=True)
+        subprocess.run(cmd, check=True, capture_output=True, cwd=ROOT)
         kept = sorted(
             (f.read_bytes() for f in merged.iterdir() if f.stat().st_size <= max_size),
             key=lambda b: (len(b), b),

@@ -1,6 +1,6 @@
 """Seed inputs for the fuzz targets and the CI differential run.
 
-    python tests/fuzz/seeds.py OUT_DIR [--max-size N]
+    python -m tests.fuzz.seeds OUT_DIR [--max-size N]
 
 writes ``OUT_DIR/<type>/`` (one file per seed, named by content hash) for the
 seven message types, and ``OUT_DIR/wire.dict``, a libFuzzer dictionary of
@@ -27,19 +27,18 @@ import argparse
 import functools
 import hashlib
 import struct
-import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from google.protobuf.descriptor import FieldDescriptor
 
-import differential  # noqa: E402  (puts tests/ on sys.path)
-import wirekit as wk  # noqa: E402
-from google.protobuf.descriptor import FieldDescriptor  # noqa: E402
-from oracle import ORACLE, corpus_files  # noqa: E402
+import onnxdata
+from tests.fuzz import differential
+from tests.support import wirekit as wk
+from tests.support.oracle import ORACLE, corpus_files
+from tests.support.paths import FUZZ
 
-import onnxdata  # noqa: E402
+HERE = FUZZ
 
 _T = FieldDescriptor
 def backend_files() -> list[tuple[type, Path]]:

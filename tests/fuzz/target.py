@@ -11,35 +11,34 @@ as ``crash-<sha1>`` (see ``-artifact_prefix``).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import atheris
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))  # this checkout's onnxdata
-sys.path.insert(0, str(HERE))
+from tests.support.paths import FUZZ, ROOT
+
+HERE = FUZZ
 
 with atheris.instrument_imports(include=["onnxdata"]):
     import onnxdata
-    import onnxdata._decode
-    import onnxdata._encode
-    import onnxdata._npvarints
-    import onnxdata._wire
+    import onnxdata._codec.decode
+    import onnxdata._codec.encode
+    import onnxdata._codec.npvarints
+    import onnxdata._core.wire
 
-import differential  # noqa: E402
+from tests.fuzz import differential  # noqa: E402  (after the instrumented imports)
 
 # The codec's decoders and encoders are generated when first used (onnxdata/_decode.py,
 # _encode.py), so instrument_imports does not see them: instrument each one here.
 for _cls in set(differential.SHORT.values()):
     for _copy in (True, False):
-        atheris.instrument_func(onnxdata._decode.decoder(_cls, _copy)[1])
+        atheris.instrument_func(onnxdata._codec.decode.decoder(_cls, _copy)[1])
     for _plan in (False, True):
-        atheris.instrument_func(onnxdata._encode.encoder(_cls, _plan))
+        atheris.instrument_func(onnxdata._codec.encode.encoder(_cls, _plan))
 
 
 def main(short: str) -> None:
     cls = differential.SHORT[short]
-    assert onnxdata.__file__.startswith(str(HERE.parent.parent)), onnxdata.__file__
+    assert onnxdata.__file__.startswith(str(ROOT)), onnxdata.__file__
     compare = differential.compare
 
     def test_one_input(data: bytes) -> None:

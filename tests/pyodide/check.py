@@ -7,7 +7,7 @@ checks golden encodings byte for byte, decodes and re-encodes the sample
 ``.pb`` files, feeds inputs that must raise ``DecodeError``, and times a
 decode and an encode.  Any failure raises; on success the last line printed
 is ``RESULT {json}`` with the counts and the timings (which are only reported,
-never asserted).  ``tests/test_pyodide.py`` runs it in both interpreters.
+never asserted).  ``tests/package/test_pyodide.py`` runs it in both interpreters.
 """
 
 from __future__ import annotations

@@ -54,12 +54,19 @@ try {
     const wheel = new Uint8Array(fs.readFileSync(packageArg));
     pyodide.unpackArchive(wheel, "wheel", { extractDir: site });
   } else {
-    FS.mkdirTree("/work/src/onnxdata");
-    for (const name of fs.readdirSync(packageArg)) {
-      if (name.endsWith(".py") || name === "py.typed") {
-        FS.writeFile(`/work/src/onnxdata/${name}`, fs.readFileSync(path.join(packageArg, name)));
+    // The package's folders are its layers: copy the tree, every .py and py.typed.
+    const copyTree = (from, to) => {
+      FS.mkdirTree(to);
+      for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+        const source = path.join(from, entry.name);
+        if (entry.isDirectory() && entry.name !== "__pycache__") {
+          copyTree(source, `${to}/${entry.name}`);
+        } else if (entry.name.endsWith(".py") || entry.name === "py.typed") {
+          FS.writeFile(`${to}/${entry.name}`, fs.readFileSync(source));
+        }
       }
-    }
+    };
+    copyTree(packageArg, "/work/src/onnxdata");
   }
   for (const name of fs.readdirSync(dataDir)) {
     if (name.endsWith(".pb")) {

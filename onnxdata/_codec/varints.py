@@ -1,0 +1,271 @@
+"""Packed varint payloads, both ways: the one entry point of three implementations.
+
+A packed ``int32``/``int64``/``uint64`` field (and an unpacked run read as
+one) is decoded and encoded here.  Which implementation runs is chosen here
+and nowhere else, by size and by what is loaded:
+
+- numpy's whole-array arithmetic (``_npvarints.py``) when the program has
+  already imported numpy (the core never imports it) and the payload is large;
+- big-integer lanes (``_lanes.py``), standard library only, for mid-sized and
+  large payloads without numpy;
+- a plain loop for short payloads, and to name the first bad varint: the
+  other two hand any payload they cannot take whole back to it, so every
+  error is this module's.
+
+The three give identical results; the tests run the suite on each
+(``tests/support/oracle.py``'s ``varint_path``).
+"""
+
+from __future__ import annotations
+
+import operator
+from array import array
+
+from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
+from .._core.schema import is_boolean
+from .._core.wire import (
+    HI14,
+    HI28,
+    HI56,
+    INT64_MAX,
+    LO14,
+    LO28,
+    LO56,
+    LOW56,
+    MASK64,
+    SEVENS,
+    Buf,
+    encode_varint,
+    to_int32,
+)
+from . import lanes, npvarints
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+__all__ = [
+    "check_int",
+    "decode_into_array",
+    "decode_into_list",
+    "element_error",
+    "encode_packed",
+    "encode_unpacked",
+    "tagged",
+]
+
+INT64 = "q"
+INT32 = "i" if array("i").itemsize == 4 else "l"
+
+# Bytes below 0x80 end a varint: this table maps them to 0, so find(b"\0") finds ends.
+_ENDS = bytes(0 if i < 0x80 else 1 for i in range(256))
+_ONE_BYTE = [bytes((v,)) for v in range(0x80)]
+
+
+def decode_into_list(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None:
+    """Append the varints of ``buf[pos:end]`` to ``out`` (a list), as int64 or uint64.
+
+    The payload is often all one-byte values (dims, small ints); that case is
+    one ``isascii`` test and one ``extend``, with no Python loop.  Otherwise a
+    one-byte value is appended at once, and a longer one is found with one
+    C-level ``find`` and assembled by ``int.from_bytes`` and bit masks.
+
+    Raises:
+        DecodeError: a varint runs past ``end`` or is longer than 10 bytes.
+    """
+    chunk = bytes(buf[pos:end])
+    if chunk.isascii():
+        out.extend(chunk)
+        return
+    base = pos
+    ends = chunk.translate(_ENDS)
+    find = ends.find
+    from_bytes = int.from_bytes
+    append = out.append
+    i = 0
+    n = len(chunk)
+    while i < n:
+        b = chunk[i]
+        if b < 0x80:
+            append(b)
+            i += 1
+            continue
+        j = find(b"\0", i) + 1
+        if j == 0:
+            at = base + i
+            raise DecodeError(
+                f"packed varint at offset {at} runs past the end of the packed field "
+                f"({n - i} byte{'s' if n - i != 1 else ''} left)",
+                at,
+            )
+        if j - i > 10:
+            raise DecodeError(f"varint at offset {base + i} is longer than 10 bytes", base + i)
+        x = from_bytes(chunk[i:j], "little") & SEVENS
+        x = (x & LO14) | ((x & HI14) >> 1)
+        x = (x & LO28) | ((x & HI28) >> 2)
+        x = (x & LO56) | ((x & HI56) >> 4)
+        x = ((x & LOW56) | ((x >> 64) << 56)) & MASK64  # upb drops bits past the 64th
+        if signed and x > INT64_MAX:
+            x -= 1 << 64
+        append(x)
+        i = j
+
+
+def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
+    """Append the packed payload ``buf[pos:end]`` to ``out``, an int32/int64/uint64 ``array``.
+
+    Raises:
+        DecodeError: as :func:`decode_into_list`, at the first bad varint.
+    """
+    code = out.typecode
+    if end - pos >= npvarints.MIN_BYTES:
+        np = npvarints.numpy()
+        if np is not None:
+            if end - pos < npvarints.VIEW_BYTES:
+                chunk: bytes | memoryview = bytes(buf[pos:end])
+            else:
+                chunk = memoryview(buf)[pos:end]
+            if npvarints.decode(np, chunk, out):
+                return
+    if end - pos >= lanes.MIN_BYTES:
+        chunk = bytes(buf[pos:end])
+        if chunk.isascii():  # all one-byte values: no decoding, and no second copy below
+            out.extend(chunk)
+            return
+        # Whole blocks at a time; on an unfinished or too long varint the
+        # loop below names the error.
+        if chunk[-1] < 0x80 and lanes.decode(chunk, out):
+            return
+    values: list[int] = []
+    decode_into_list(buf, pos, end, values, code == INT64)
+    if code == INT32:
+        values = [to_int32(v) if v > 0x7FFF_FFFF else v for v in values]
+    out.fromlist(values)
+
+
+# -- encoding -------------------------------------------------------------------
+
+
+def check_int(v: Any, lo: int, hi: int) -> int:
+    """Check an integer as protobuf does: no bool, no float, numpy ints welcome.
+
+    Raises:
+        EncodeTypeError: not an integer (a bool is not one either).
+        EncodeValueError: outside ``lo..hi``.
+    """
+    if type(v) is int:
+        n: int = v
+    elif is_boolean(v):
+        raise EncodeTypeError("expected an int, got a boolean")
+    else:
+        try:
+            n = operator.index(v)
+        except TypeError:
+            raise EncodeTypeError(f"expected an int, got {type(v).__name__}") from None
+    if n < lo or n > hi:
+        raise EncodeValueError(f"value out of range: {n}")
+    return n
+
+
+def element_error(values: Any, v: Any, lo: int, hi: int) -> int:
+    """Check one element off the fast path; a bad one is named by its index.
+
+    Raises:
+        EncodeError: the first bad element, with ``[index]`` in its path.
+    """
+    try:
+        return check_int(v, lo, hi)
+    except EncodeError as err:
+        for i, x in enumerate(values):  # iterating again makes new objects: compare by check
+            try:
+                check_int(x, lo, hi)
+            except EncodeError:
+                err.within(f"[{i}]")
+                break
+        raise
+
+
+def encode_packed(values: Any, lo: int, hi: int, code: str) -> bytes:
+    """A packed integer payload; an ``array`` of the field's own type needs no checks.
+
+    Raises:
+        EncodeError: an element is not an integer in ``lo..hi``, named by its index.
+    """
+    if isinstance(values, array):
+        if values.typecode == code:
+            if len(values) >= npvarints.MIN_VALUES:
+                np = npvarints.numpy()
+                if np is not None:
+                    return npvarints.encode(np, values, code)
+            if len(values) >= lanes.MIN_VALUES:
+                return lanes.encode(values)
+        values = values.tolist()  # other typecodes are checked like any list
+    if len(values) > 16 and type(values) is list and set(map(type, values)) == {int}:
+        # Four C-level passes (types, min, max, bytes or array) instead of a Python loop.
+        if min(values) >= 0 and max(values) < 0x80:
+            return bytes(values)
+        if len(values) >= lanes.MIN_VALUES:
+            try:
+                checked = array(code, values)
+            except OverflowError:
+                pass  # out of range: the loop below names the value
+            else:
+                return lanes.encode(checked)
+    chunks: list[bytes] = []
+    append = chunks.append
+    one = _ONE_BYTE
+    for v in values:
+        if type(v) is not int or v < lo or v > hi:
+            v = element_error(values, v, lo, hi)
+        if 0 <= v < 0x80:
+            append(one[v])
+            continue
+        append(encode_varint(v if v >= 0 else v + (1 << 64)))
+    return b"".join(chunks)
+
+
+def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
+    """A repeated integer field written unpacked: tag, value, tag, value, ...
+
+    Raises:
+        EncodeError: an element is not an integer in ``lo..hi``, named by its index.
+    """
+    if (
+        len(tag) == 1
+        and len(values) >= lanes.MIN_VALUES
+        and lo == -(1 << 63)
+        and type(values) is list
+        and set(map(type, values)) == {int}
+    ):
+        # All in lanes at once, as encode_packed does.
+        try:
+            checked = array(INT64, values)
+        except OverflowError:
+            pass  # out of range: the loop below names the value
+        else:
+            return lanes.encode(checked, tag[0])
+    table = tagged(tag)
+    chunks: list[bytes] = []
+    append = chunks.append
+    for v in values:
+        if type(v) is int:
+            if 0 <= v < 0x80:
+                append(table[v])
+                continue
+            if lo <= v <= hi:
+                append(tag + encode_varint(v if v >= 0 else v + (1 << 64)))
+                continue
+        v = element_error(values, v, lo, hi)
+        append(tag + encode_varint(v if v >= 0 else v + (1 << 64)))
+    return b"".join(chunks)
+
+
+_TAGGED: dict[bytes, list[bytes]] = {}
+
+
+def tagged(tag: bytes) -> list[bytes]:
+    """The 128 encodings of ``tag`` followed by a one-byte value or length (0..127)."""
+    found = _TAGGED.get(tag)
+    if found is None:
+        found = _TAGGED[tag] = [tag + bytes((v,)) for v in range(0x80)]
+    return found

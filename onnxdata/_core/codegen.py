@@ -1,0 +1,59 @@
+"""The one place where generated source becomes code.
+
+Decoders, encoders, ``__init__`` methods, blank makers and the validator's
+readers are written as Python source from the schema and compiled here.  Each
+piece of source is registered with :mod:`linecache` under a file name of its
+own (``<onnxdata decoder TensorProto>``), as attrs does for its generated
+methods, so that a traceback prints the generated line that failed and ``pdb``
+can list and step through it.  :func:`generated` returns every source compiled
+so far, and ``python -m onnxdata generated`` prints them: the code that runs
+is always one command away.
+"""
+
+from __future__ import annotations
+
+import linecache
+from threading import Lock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+__all__ = ["build", "generated"]
+
+_LOCK = Lock()
+_SOURCES: dict[str, str] = {}  # file name -> source, in the order compiled
+
+
+def build(source: str, filename: str, env: dict[str, Any]) -> dict[str, Any]:
+    """Compile and run ``source`` in ``env`` (its globals); return ``env``.
+
+    ``filename`` names the source in tracebacks ("<onnxdata decoder
+    TensorProto>"); a second source of the same name gets a numbered one
+    ("<onnxdata decoder TensorProto #2>"), so that no traceback ever shows
+    the lines of another piece of code.
+
+    Raises:
+        SyntaxError: the generator wrote invalid source (a bug here, never
+            the user's input).
+    """
+    if not source.endswith("\n"):
+        source += "\n"
+    with _LOCK:
+        name, n = filename, 1
+        while name in _SOURCES and _SOURCES[name] != source:
+            n += 1
+            name = f"{filename[:-1]} #{n}>" if filename.endswith(">") else f"{filename} #{n}"
+        _SOURCES[name] = source
+        # linecache keeps an entry whose modification time is None until it is
+        # cleared by hand: checkcache() leaves it alone.
+        linecache.cache[name] = (len(source), None, source.splitlines(keepends=True), name)
+    code = compile(source, name, "exec")
+    exec(code, env)
+    return env
+
+
+def generated(contains: str = "") -> dict[str, str]:
+    """The sources compiled so far, by file name, whose name contains ``contains``."""
+    with _LOCK:
+        return {name: text for name, text in _SOURCES.items() if contains in name}

@@ -1,0 +1,346 @@
+"""Protobuf wire primitives on ``(buf, pos, end)``: varints, tags, skipping.
+
+The decoder works on one byte ``memoryview`` and integer positions, never on
+slices, so a sub-message costs nothing to enter.  ``end`` is the end of the
+enclosing message: no read may cross it.  Every rule here follows protobuf's
+upb parser, the reference: see ``docs/wire-format.md``.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import sys
+from array import array
+
+from .errors import DecodeError
+
+MASK32 = 0xFFFF_FFFF
+MASK64 = 0xFFFF_FFFF_FFFF_FFFF
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+# Wire types.
+VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
+
+# upb's limit: the top-level message plus 100 nested messages or groups.
+MAX_DEPTH = 100
+
+# The smallest length that needs more than 5 varint bytes: 2**35 (32 GiB).
+BIG_LENGTH = 1 << 35
+
+BIG_ENDIAN = sys.byteorder == "big"
+
+# What the decoder reads from: the input itself when it is ``bytes``, else a byte view.
+Buf = bytes | memoryview
+
+
+def _lanes(lane: int, bits: int) -> int:
+    """A mask of the low ``bits`` of every ``lane``-bit lane of an 80-bit number."""
+    return sum(((1 << bits) - 1) << i for i in range(0, 80, lane))
+
+
+# A varint of up to 10 bytes, read as one little-endian number with its
+# continuation bits cleared, becomes its value by squeezing out every 8th bit:
+# 7-bit groups pair into 14, 28, then 56 bits.  Encoding spreads the bits the
+# other way.  A dozen big-int operations beat a Python loop over 10 bytes.
+SEVENS = _lanes(8, 7)
+LO14, HI14 = _lanes(16, 7), _lanes(16, 7) << 8
+LO28, HI28 = _lanes(32, 14), _lanes(32, 14) << 16
+LO56, HI56 = _lanes(64, 28), _lanes(64, 28) << 32
+LOW56 = (1 << 56) - 1
+# CONTINUED[k]: the continuation bits of a k-byte varint (all bytes but the last).
+CONTINUED = [0] + [int.from_bytes(b"\x80" * (k - 1) + b"\0", "little") for k in range(1, 11)]
+
+
+def past_end(buf: Buf, end: int, pos: int) -> str:
+    """Which end an item at ``pos`` runs past, and how many bytes were left.
+
+    Inside a sub-message "the end" alone would mislead: the input goes on.
+    """
+    n = end - pos
+    left = f"{n} byte{'s' if n != 1 else ''} left"
+    if end == len(buf):
+        return f"the end of the input ({left})"
+    return f"the end of the enclosing message at offset {end} ({left})"
+
+
+def read_varint(buf: Buf, pos: int, end: int) -> tuple[int, int]:
+    """Read a varint of at most 10 bytes at ``pos``; the value wraps to 64 bits.
+
+    upb ignores the bits a 10th byte carries beyond the 64th, so do we.
+    """
+    start = pos
+    result = 0
+    shift = 0
+    while pos < end:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result & MASK64, pos
+        shift += 7
+        if shift == 70:
+            raise DecodeError(f"varint at offset {start} is longer than 10 bytes", start)
+    raise DecodeError(f"varint at offset {start} runs past {past_end(buf, end, start)}", start)
+
+
+def read_tag(buf: Buf, pos: int, end: int) -> tuple[int, int]:
+    """Read a tag: at most 5 bytes and a value below 2**32, as upb requires."""
+    start = pos
+    result = 0
+    shift = 0
+    while pos < end:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            if result > MASK32:
+                raise DecodeError(f"tag at offset {start} is larger than 32 bits", start)
+            return result, pos
+        shift += 7
+        if shift == 35:
+            raise DecodeError(f"tag at offset {start} is longer than 5 bytes", start)
+    raise DecodeError(f"tag at offset {start} runs past {past_end(buf, end, start)}", start)
+
+
+def read_length(buf: Buf, pos: int, end: int) -> tuple[int, int]:
+    """Read a length prefix and check that the payload fits before ``end``.
+
+    The check comes before anything is allocated, so a forged length costs nothing.
+    Like upb, a length takes at most 5 bytes (35 bits), except that a payload
+    of 32 GiB or more, which upb cannot hold anyway, may take the 6 to 10
+    bytes its value needs: there is no size ceiling here.
+    """
+    start = pos
+    if end - pos >= 2:  # one or two bytes, the usual lengths, without the loop
+        n = buf[pos]
+        if n < 0x80:
+            pos += 1
+        else:
+            b = buf[pos + 1]
+            if b < 0x80:
+                n = (n & 0x7F) | (b << 7)
+                pos += 2
+        if pos > start:
+            if n > end - pos:
+                raise DecodeError(
+                    f"length {n} at offset {start} runs past {past_end(buf, end, pos)}", start
+                )
+            return n, pos
+    n = 0
+    shift = 0
+    while True:
+        if pos >= end:
+            raise DecodeError(
+                f"length at offset {start} runs past {past_end(buf, end, start)}", start
+            )
+        b = buf[pos]
+        pos += 1
+        n |= (b & 0x7F) << shift
+        if b < 0x80:
+            break
+        shift += 7
+        if shift == 70:
+            raise DecodeError(f"length at offset {start} is longer than 10 bytes", start)
+    if shift >= 35 and n < BIG_LENGTH:
+        # upb reads at most 5 bytes; only a payload of 32 GiB or more needs a sixth.
+        raise DecodeError(f"length at offset {start} is longer than 5 bytes", start)
+    if n > end - pos:
+        raise DecodeError(
+            f"length {n} at offset {start} runs past {past_end(buf, end, pos)}", start
+        )
+    return n, pos
+
+
+def to_int32(v: int) -> int:
+    """The low 32 bits of a decoded varint, as a signed ``int32``."""
+    v &= MASK32
+    return v - (1 << 32) if v > INT32_MAX else v
+
+
+def known_enum_value(buf: Buf, pos: int, end: int, known: frozenset[int]) -> bool:
+    """Whether the varint at ``pos`` is a value ``known`` to a closed enum.
+
+    proto2 enums are closed: a field whose value the enum does not name is an
+    unknown field, kept byte for byte (and written last).  upb reads the value
+    as an ``int32``.  A truncated varint counts as known, so that the normal
+    path reading it raises the error.
+    """
+    try:
+        v = read_varint(buf, pos, end)[0]
+    except DecodeError:
+        return True
+    return to_int32(v) in known
+
+
+def to_int64(v: int) -> int:
+    return v - (1 << 64) if v > INT64_MAX else v
+
+
+def skip_field(buf: Buf, start: int, pos: int, end: int, tag: int, depth: int) -> int:
+    """Skip an unknown field whose tag runs from ``start`` to ``pos``; return the new position.
+
+    Its raw bytes are then kept.  Field number 0 is refused here, for a
+    message's own fields; upb lets it pass inside a group, and so does
+    ``skip_group``.
+    """
+    if tag >> 3 == 0:
+        raise DecodeError(f"field number 0 at offset {start}", start)
+    return skip_payload(buf, start, pos, end, tag, depth)
+
+
+def skip_payload(buf: Buf, start: int, pos: int, end: int, tag: int, depth: int) -> int:
+    """Skip the payload of any wire type; a group to its matching end-group tag."""
+    wire_type = tag & 7
+    if wire_type == VARINT:
+        return read_varint(buf, pos, end)[1]
+    if wire_type == LEN:
+        n, pos = read_length(buf, pos, end)
+        return pos + n
+    if wire_type in (I64, I32):
+        size = 8 if wire_type == I64 else 4
+        if size > end - pos:
+            raise DecodeError(
+                f"field {tag >> 3} (fixed{size * 8}) at offset {pos} runs past "
+                f"{past_end(buf, end, pos)}",
+                pos,
+            )
+        return pos + size
+    if wire_type == SGROUP:
+        return skip_group(buf, start, pos, end, tag >> 3, depth)
+    if wire_type == EGROUP:
+        raise DecodeError(
+            f"end-group tag for field {tag >> 3} at offset {start} with no group open", start
+        )
+    raise DecodeError(
+        f"invalid wire type {wire_type} for field {tag >> 3} at offset {start}", start
+    )
+
+
+def skip_group(buf: Buf, start: int, pos: int, end: int, number: int, depth: int) -> int:
+    """Skip a group (its start tag at ``start``) up to and including its end-group tag.
+
+    A group counts against the nesting limit, as a sub-message does.
+    """
+    if depth <= 0:
+        raise DecodeError(
+            f"nesting deeper than {MAX_DEPTH} messages or groups at offset {start}", start
+        )
+    while pos < end:
+        tag_pos = pos
+        tag, pos = read_tag(buf, pos, end)
+        if tag & 7 == EGROUP:
+            if tag >> 3 != number:
+                raise DecodeError(
+                    f"end-group tag for field {tag >> 3} at offset {tag_pos} closes "
+                    f"the group of field {number}",
+                    tag_pos,
+                )
+            return pos
+        pos = skip_payload(buf, tag_pos, pos, end, tag, depth - 1)
+    where = "the input" if end == len(buf) else "the enclosing message"
+    raise DecodeError(
+        f"group of field {number} at offset {start} is not closed before the end of "
+        f"{where} (offset {end})",
+        start,
+    )
+
+
+def packed_fixed_error(pos: int, n: int, typecode_size: int) -> DecodeError:
+    return DecodeError(
+        f"packed {'float' if typecode_size == 4 else 'double'} field of {n} bytes "
+        f"at offset {pos} is not a multiple of {typecode_size}",
+        pos,
+    )
+
+
+def read_packed_fixed(buf: Buf, pos: int, n: int, out: array[float], typecode_size: int) -> None:
+    """Append ``n`` bytes of packed little-endian floats to ``out`` in one call."""
+    if n % typecode_size:
+        raise packed_fixed_error(pos, n, typecode_size)
+    if BIG_ENDIAN:  # pragma: no cover - exercised on big-endian hosts only
+        tmp = array(out.typecode)
+        tmp.frombytes(buf[pos : pos + n])
+        tmp.byteswap()
+        out.extend(tmp)
+    else:
+        out.frombytes(memoryview(buf)[pos : pos + n])  # a view: no intermediate copy
+
+
+def encode_varint(v: int) -> bytes:
+    """Encode a non-negative integer below 2**64.
+
+    Past two bytes the 7-bit groups are spread into bytes with the lane masks
+    and written by one ``to_bytes``, instead of a loop per byte.
+    """
+    if v < 0x80:
+        return _ONE_BYTE[v]
+    if v < 0x4000:
+        return bytes((v & 0x7F | 0x80, v >> 7))
+    k = (v.bit_length() + 6) // 7
+    x = (v & LOW56) | ((v >> 56) << 64)
+    x = (x & LO56) | ((x << 4) & HI56)
+    x = (x & LO28) | ((x << 2) & HI28)
+    x = (x & LO14) | ((x << 1) & HI14)
+    return (x | CONTINUED[k]).to_bytes(k, "little")
+
+
+_ONE_BYTE = [bytes((i,)) for i in range(0x80)]
+
+
+def tag_bytes(number: int, wire_type: int) -> bytes:
+    return encode_varint(number << 3 | wire_type)
+
+
+_FLOAT32 = struct.Struct("<f")
+
+
+def to_float32(value: float) -> float:
+    """``value`` as a float32 holds it: the conversion protobuf makes on assignment
+    (too large a double becomes an infinity of its sign)."""
+    try:
+        result: float = _FLOAT32.unpack(_FLOAT32.pack(value))[0]
+    except OverflowError:
+        return math.copysign(math.inf, value)
+    return result
+
+
+def shortest_float32(value: float) -> float:
+    """The double with the fewest digits (from 6) that is the float32 ``value``:
+    how protobuf's text format and JSON print a float field."""
+    digits = 6
+    rounded = float(f"{value:.{digits}g}")
+    while to_float32(rounded) != value:
+        digits += 1
+        rounded = float(f"{value:.{digits}g}")
+    return rounded
+
+
+_WHOLE = slice(None)
+
+
+def own_bytes(value: bytes | bytearray | memoryview) -> bytes | bytearray | memoryview:
+    """The bytes a ``bytes`` or ``bytearray`` (or subclass) instance holds, as
+    upb writes them; anything else (a ``memoryview``) as it is.
+
+    A subclass's ``__bytes__``, ``__getitem__`` or ``__len__`` is not its
+    value: ``bytes(value)`` would call the first, so a whole slice through
+    the base class's own ``__getitem__`` copies what the object holds.
+    """
+    if isinstance(value, bytes) and type(value) is not bytes:
+        return bytes.__getitem__(value, _WHOLE)
+    if isinstance(value, bytearray) and type(value) is not bytearray:
+        return bytearray.__getitem__(value, _WHOLE)
+    return value  # (memoryview cannot be subclassed)
+
+
+def own_utf8(text: str, errors: str = "surrogateescape") -> bytes:
+    """The UTF-8 of the characters a ``str`` (or subclass) instance holds, as
+    upb writes them: ``str.encode``, not a subclass's own ``encode``.  With
+    ``surrogateescape``, a decoded invalid UTF-8 byte goes back out unchanged.
+
+    Raises:
+        UnicodeEncodeError: a surrogate that no invalid byte was decoded to.
+    """
+    return str.encode(text, "utf-8", errors)

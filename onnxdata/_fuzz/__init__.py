@@ -1,0 +1,2 @@
+"""The fuzzing toolkit behind ``fuzz`` and ``strategies``: seed corpus and mutator.
+"""

@@ -1,0 +1,662 @@
+"""A structure-aware mutator for protobuf-encoded ONNX messages, in the manner of
+libprotobuf-mutator, with libFuzzer's custom-mutator signature.
+
+The input is split into wire fields without a schema (:func:`split`): each
+field keeps its raw tag and length bytes, so joining the fields gives the
+input back byte for byte, non-canonical varints included, and whatever does
+not parse as a field is kept as a raw tail.  A field whose schema says
+"sub-message" is split the same way when the mutator goes into it.  One
+mutation is then applied to one message of that tree, chosen at random (the
+root or any sub-message: tensors in sequences, maps' values, optionals):
+add a field (known, of its wire type, or unknown), drop, duplicate or
+reorder fields, set a value to an edge, switch packed and unpacked forms,
+lengthen a varint without changing its value, splice in a sub-message found
+elsewhere (or in the other input, for crossover), or give a tensor a data
+type and a storage field from the data-type table.  About one call in ten
+breaks the encoding on purpose instead (truncation, wrong wire type, wrong
+length, field number 0 or 2^29 and above, nesting deeper than 100).
+
+Everything is drawn from a ``random.Random`` seeded with the call's
+arguments, so a call is replayed from ``(data, max_size, seed)`` alone.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from typing import Any
+
+from .._core.schema import MESSAGE, MessageSpec, spec_of
+from .._core.wire import MASK64, MAX_DEPTH, encode_varint
+from .._messages.datatypes import DATA_TYPES, element_fields
+from .._messages.declarations import TensorProto
+
+VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
+BREAK_SHARE = 0.1  # the share of calls that break the encoding on purpose
+
+INT_EDGES = (0, 1, -1, 2, 127, 128, -(1 << 31), (1 << 31) - 1, 1 << 31, 1 << 32,
+             -(1 << 63), (1 << 63) - 1, 1 << 63, MASK64)  # fmt: skip
+FLOAT_EDGES = (0x00000000, 0x80000000, 0x3F800000, 0x7F800000, 0xFF800000, 0x7FC00000,
+               0xFFC00000, 0x7FA00000, 0x7FC00001, 0x00000001, 0x007FFFFF, 0x80000001,
+               0x7F7FFFFF, 0x00800000)  # fmt: skip
+DOUBLE_EDGES = (0, 1 << 63, 0x3FF0000000000000, 0x7FF0000000000000, 0xFFF0000000000000,
+                0x7FF8000000000000, 0xFFF8000000000000, 0x7FF4000000000000,
+                0x7FF8000000000001, 1, 0x000FFFFFFFFFFFFF, 0x7FEFFFFFFFFFFFFF,
+                0x0010000000000000)  # fmt: skip
+TEXT_EDGES = (b"", b"a", b"x" * 300, "\u00e9\u65e5".encode(), b"\xff\xfe", b"\xc0\x80",
+              b"\xed\xa0\x80", b"\x00", "\U0001f600".encode())  # fmt: skip
+
+
+def varint(v: int) -> bytes:
+    """The canonical varint of ``v``; negative values as their 64-bit two's complement."""
+    return encode_varint(v & MASK64)
+
+
+def overlong(v: int, size: int) -> bytes:
+    """``v`` as a varint padded with continuation bytes to ``size`` bytes (same value)."""
+    raw = bytearray(varint(v))
+    while len(raw) < size:
+        raw[-1] |= 0x80
+        raw.append(0)
+    return bytes(raw)
+
+
+def read_varint(buf: bytes, pos: int, end: int, limit: int = 10) -> tuple[int, int] | None:
+    """A varint of at most ``limit`` bytes at ``pos``, or None."""
+    if pos < end and buf[pos] < 0x80:
+        return buf[pos], pos + 1
+    result = shift = 0
+    stop = min(end, pos + limit)
+    while pos < stop:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result & MASK64, pos
+        shift += 7
+    return None
+
+
+class Field:
+    """One wire field: raw tag bytes, raw length prefix (LEN), body, and its split body."""
+
+    __slots__ = ("body", "lenpre", "number", "sub", "tag", "wire_type")
+
+    def __init__(self, number: int, wire_type: int, body: bytes, tag: bytes | None = None,
+                 lenpre: bytes | None = None) -> None:  # fmt: skip
+        self.number = number
+        self.wire_type = wire_type
+        self.tag = varint(number << 3 | wire_type) if tag is None else tag
+        self.body = body  # VARINT: the raw varint; I32/I64: the bytes; LEN: the payload;
+        # SGROUP: everything after the start tag up to and including the end tag
+        self.lenpre = lenpre
+        self.sub: Node | None = None  # the payload split into fields, once gone into
+
+    def copy(self) -> Field:
+        f = Field(self.number, self.wire_type, self.encoded_body(), self.tag, self.lenpre)
+        return f
+
+    def encoded_body(self) -> bytes:
+        return self.body if self.sub is None else self.sub.join()
+
+    def join(self) -> bytes:
+        if self.wire_type != LEN:
+            return self.tag + self.body
+        body = self.encoded_body()
+        pre = self.lenpre
+        if pre is None or read_varint(pre, 0, len(pre)) != (len(body), len(pre)):
+            pre = varint(len(body))
+        return self.tag + pre + body
+
+
+class Node:
+    """A message as a list of fields and the bytes after the last one that parsed."""
+
+    __slots__ = ("fields", "spec", "tail")
+
+    def __init__(self, fields: list[Field], tail: bytes, spec: MessageSpec | None) -> None:
+        self.fields = fields
+        self.tail = tail
+        self.spec = spec
+
+    def join(self) -> bytes:
+        return b"".join([f.join() for f in self.fields]) + self.tail
+
+
+def _group_end(buf: bytes, pos: int, end: int, number: int, depth: int) -> int | None:
+    """The position after the end-group tag of the group of ``number`` opened before ``pos``."""
+    if depth > MAX_DEPTH + 20:
+        return None
+    while pos < end:
+        got = read_varint(buf, pos, end, 5)
+        if got is None:
+            return None
+        tag, pos = got
+        wt = tag & 7
+        if wt == EGROUP:
+            return pos if tag >> 3 == number else None
+        nxt = _skip(buf, pos, end, tag, depth)
+        if nxt is None:
+            return None
+        pos = nxt
+    return None
+
+
+def _skip(buf: bytes, pos: int, end: int, tag: int, depth: int) -> int | None:
+    wt = tag & 7
+    if wt == VARINT:
+        got = read_varint(buf, pos, end)
+        return None if got is None else got[1]
+    if wt in (I64, I32):
+        size = 8 if wt == I64 else 4
+        return pos + size if pos + size <= end else None
+    if wt == LEN:
+        got = read_varint(buf, pos, end, 5)
+        if got is None or got[0] > end - got[1]:
+            return None
+        return got[1] + got[0]
+    if wt == SGROUP:
+        return _group_end(buf, pos, end, tag >> 3, depth + 1)
+    return None
+
+
+def split(buf: bytes, spec: MessageSpec | None) -> Node:
+    """``buf`` as wire fields, as far as they parse; the rest as the tail."""
+    fields: list[Field] = []
+    pos, end = 0, len(buf)
+    while pos < end:
+        start = pos
+        got = read_varint(buf, pos, end, 5)
+        if got is None or got[0] >> 3 == 0 or got[0] >> 32:
+            break
+        tag, pos = got
+        number, wt = tag >> 3, tag & 7
+        tag_raw = buf[start:pos]
+        if wt == LEN:
+            got = read_varint(buf, pos, end, 5)
+            if got is None or got[0] > end - got[1]:
+                pos = start
+                break
+            n, body_at = got
+            fields.append(Field(number, wt, buf[body_at : body_at + n], tag_raw, buf[pos:body_at]))
+            pos = body_at + n
+            continue
+        nxt = _skip(buf, pos, end, tag, 0)
+        if nxt is None:
+            pos = start
+            break
+        fields.append(Field(number, wt, buf[pos:nxt], tag_raw))
+        pos = nxt
+    return Node(fields, buf[pos:], spec)
+
+
+# -- values -------------------------------------------------------------------
+
+
+def _int_value(rng: random.Random) -> int:
+    r = rng.random()
+    if r < 0.6:
+        return rng.choice(INT_EDGES)
+    if r < 0.9:
+        return rng.randrange(-3, 300)
+    return rng.getrandbits(64)
+
+
+def _scalar_body(kind: str, rng: random.Random, field: Any = None) -> tuple[int, bytes]:
+    """(wire type, body) of one value of ``kind``."""
+    if kind == "float":
+        bits = rng.choice(FLOAT_EDGES) if rng.random() < 0.6 else rng.getrandbits(32)
+        return I32, struct.pack("<I", bits)
+    if kind == "double":
+        bits = rng.choice(DOUBLE_EDGES) if rng.random() < 0.6 else rng.getrandbits(64)
+        return I64, struct.pack("<Q", bits)
+    if kind in ("string", "bytes"):
+        if rng.random() < 0.7:
+            return LEN, rng.choice(TEXT_EDGES)
+        return LEN, rng.randbytes(rng.randrange(20))
+    if kind == "enum" and field is not None and field.enum is not None and rng.random() < 0.7:
+        return VARINT, varint(int(rng.choice(list(field.enum))))
+    return VARINT, varint(_int_value(rng))
+
+
+def _packed_body(kind: str, count: int, rng: random.Random) -> bytes:
+    return b"".join([_scalar_body(kind, rng)[1] for _ in range(count)])
+
+
+def _known_fields(field: Any, rng: random.Random, depth: int, pool: list[bytes]) -> list[Field]:
+    """New occurrences of a known field, of a wire type its parser accepts."""
+    n = field.number
+    if field.kind == MESSAGE:
+        if pool and rng.random() < 0.3:
+            return [Field(n, LEN, rng.choice(pool))]
+        body = random_message(spec_of(field.message), rng, depth + 1, pool) if depth < 4 else b""
+        return [Field(n, LEN, body)]
+    count = rng.choice((1, 1, 2, 3, 5)) if field.repeated else 1
+    packable = field.repeated and LEN in field.accepted_wire_types()
+    if packable and field.kind not in ("string", "bytes") and rng.random() < 0.5:
+        return [Field(n, LEN, _packed_body(field.kind, count, rng))]
+    out = []
+    for _ in range(count):
+        wt, body = _scalar_body(field.kind, rng, field)
+        out.append(Field(n, wt, body))
+    return out
+
+
+def random_message(spec: MessageSpec, rng: random.Random, depth: int = 0,
+                   pool: list[bytes] | None = None) -> bytes:  # fmt: skip
+    """A valid encoding of ``spec`` with a few random fields."""
+    parts: list[bytes] = []
+    for _ in range(rng.randrange(4)):
+        f = rng.choice(spec.fields)
+        parts.extend(x.join() for x in _known_fields(f, rng, depth, pool or []))
+    return b"".join(parts)
+
+
+def _unknown_field(spec: MessageSpec | None, rng: random.Random) -> Field:
+    top = max((f.number for f in spec.fields), default=0) if spec is not None else 0
+    number = rng.choice(
+        (top + 1, top + 100, 1000, 18999, 20000, (1 << 29) - 1, rng.randrange(1, 64))
+    )
+    if spec is not None and number in spec.by_number:
+        number = top + 1
+    wt = rng.choice((VARINT, I64, LEN, I32, SGROUP))
+    if wt == VARINT:
+        return Field(number, wt, varint(_int_value(rng)))
+    if wt == I64:
+        return Field(number, wt, rng.randbytes(8))
+    if wt == I32:
+        return Field(number, wt, rng.randbytes(4))
+    if wt == LEN:
+        return Field(number, wt, rng.randbytes(rng.randrange(12)))
+    inner = b""
+    if rng.random() < 0.5:
+        inner = Field(rng.randrange(1, 30), VARINT, varint(_int_value(rng))).join()
+    return Field(number, wt, inner + varint(number << 3 | EGROUP))
+
+
+# -- the tree -------------------------------------------------------------------
+
+
+def _child_spec(node: Node, f: Field) -> MessageSpec | None:
+    if node.spec is None or f.wire_type != LEN:
+        return None
+    known = node.spec.by_number.get(f.number)
+    if known is None or known.kind != MESSAGE:
+        return None
+    return spec_of(known.message)
+
+
+def _descend(root: Node, rng: random.Random) -> tuple[Node, int]:
+    """A message of the tree reached by a random walk from the root: the root
+    itself a third of the time, each level below about two thirds as often
+    as the one above.  Only the sub-messages on the way are split."""
+    node, depth = root, 0
+    while depth < MAX_DEPTH and rng.random() < 0.65:
+        subs = [(f, spec) for f in node.fields if (spec := _child_spec(node, f)) is not None]
+        if not subs:
+            break
+        f, spec = rng.choice(subs)
+        if f.sub is None:
+            f.sub = split(f.body, spec)
+        node, depth = f.sub, depth + 1
+    return node, depth
+
+
+def _pool(node: Node, out: list[bytes], limit: int = 32) -> list[bytes]:
+    """Payloads of the sub-messages of ``node``, for splicing."""
+    for f in node.fields:
+        if len(out) >= limit:
+            break
+        if f.wire_type == LEN and _child_spec(node, f) is not None:
+            out.append(f.encoded_body())
+            if f.sub is not None:
+                _pool(f.sub, out, limit)
+    return out
+
+
+# -- mutations of one message ------------------------------------------------------
+
+
+def _op_add(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
+    if node.spec is not None and rng.random() < 0.8:
+        new = _known_fields(rng.choice(node.spec.fields), rng, depth, pool)
+    else:
+        new = [_unknown_field(node.spec, rng)]
+    at = rng.randrange(len(node.fields) + 1)
+    node.fields[at:at] = new
+
+
+def _op_drop(node: Node, rng: random.Random) -> None:
+    if node.fields:
+        del node.fields[rng.randrange(len(node.fields))]
+
+
+def _op_duplicate(node: Node, rng: random.Random) -> None:
+    if node.fields:
+        f = rng.choice(node.fields)
+        node.fields.insert(rng.randrange(len(node.fields) + 1), f.copy())
+
+
+def _op_reorder(node: Node, rng: random.Random) -> None:
+    if len(node.fields) >= 2:
+        if rng.random() < 0.5:
+            rng.shuffle(node.fields)
+        else:
+            i, j = rng.randrange(len(node.fields)), rng.randrange(len(node.fields))
+            node.fields[i], node.fields[j] = node.fields[j], node.fields[i]
+
+
+def _op_edge(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
+    """Replace the value of one field with an edge value of its kind."""
+    if not node.fields:
+        _op_add(node, rng, pool, depth)
+        return
+    i = rng.randrange(len(node.fields))
+    f = node.fields[i]
+    known = node.spec.by_number.get(f.number) if node.spec is not None else None
+    if known is None or known.kind == MESSAGE:
+        kind = {VARINT: "int64", I64: "double", I32: "float", LEN: "bytes"}.get(f.wire_type)
+        if kind is None:
+            return
+    else:
+        kind = known.kind
+    if (
+        f.wire_type == LEN
+        and known is not None
+        and known.repeated
+        and known.kind not in ("string", "bytes", MESSAGE)
+    ):  # a packed run: rewrite its elements
+        size = {"float": 4, "double": 8}.get(kind)
+        count = len(f.encoded_body()) // size if size else rng.randrange(1, 5)
+        node.fields[i] = Field(f.number, LEN, _packed_body(kind, max(count, 1), rng), f.tag)
+        return
+    wt, body = _scalar_body(kind, rng, known)
+    if wt == f.wire_type:
+        node.fields[i] = Field(f.number, wt, body, f.tag)
+
+
+def _elements(f: Field, kind: str) -> list[bytes] | None:
+    """The element bodies of a packed run, or None if it does not split cleanly."""
+    body = f.encoded_body()
+    size = {"float": 4, "double": 8}.get(kind)
+    if size is not None:
+        if len(body) % size:
+            return None
+        return [body[k : k + size] for k in range(0, len(body), size)]
+    out, pos = [], 0
+    while pos < len(body):
+        got = read_varint(body, pos, len(body))
+        if got is None:
+            return None
+        out.append(body[pos : got[1]])
+        pos = got[1]
+    return out
+
+
+def _op_packing(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
+    """Switch one repeated numeric field between its packed and unpacked forms."""
+    if node.spec is None:
+        return
+    packable = [f for f in node.spec.fields if f.repeated and len(f.accepted_wire_types()) == 2]
+    if not packable:
+        return
+    present = [f for f in packable if any(x.number == f.number for x in node.fields)]
+    field = rng.choice(present or packable)
+    scalar_wt = field.accepted_wire_types()[0]
+    at = [k for k, x in enumerate(node.fields) if x.number == field.number]
+    if not at:
+        node.fields.extend(_known_fields(field, rng, depth, pool))
+        return
+    k = rng.choice(at)
+    f = node.fields[k]
+    if f.wire_type == LEN:
+        parts = _elements(f, field.kind)
+        if parts is not None:
+            node.fields[k : k + 1] = [Field(f.number, scalar_wt, p) for p in parts]
+    elif f.wire_type == scalar_wt:
+        run = [x for x in node.fields if x.number == f.number and x.wire_type == scalar_wt]
+        packed = Field(f.number, LEN, b"".join(x.body for x in run))
+        node.fields = [x for x in node.fields if x not in run]
+        node.fields.insert(min(k, len(node.fields)), packed)
+
+
+def _op_overlong(node: Node, rng: random.Random) -> None:
+    """Lengthen a varint (a value, a tag or a length) without changing what it says."""
+    if not node.fields:
+        return
+    f = rng.choice(node.fields)
+    what = rng.randrange(3)
+    if what == 0 and f.wire_type == VARINT:
+        got = read_varint(f.body, 0, len(f.body))
+        if got is not None:
+            f.body = overlong(got[0], rng.randrange(len(f.body), 11))
+    elif what == 1:
+        tag = f.number << 3 | f.wire_type
+        f.tag = overlong(tag, rng.randrange(len(varint(tag)), 6))
+    elif f.wire_type == LEN:
+        n = len(f.encoded_body())
+        f.lenpre = overlong(n, rng.randrange(len(varint(n)), 6))
+
+
+def _op_splice(node: Node, rng: random.Random, pool: list[bytes]) -> None:
+    """Replace a sub-message with one found elsewhere, or add one there."""
+    if not pool or node.spec is None:
+        return
+    children = list(node.spec.children())
+    if not children:
+        return
+    subs = [f for f in node.fields if _child_spec(node, f) is not None]
+    body = rng.choice(pool)
+    if subs and rng.random() < 0.6:
+        f = rng.choice(subs)
+        f.body, f.sub, f.lenpre = body, None, None
+    else:
+        field = rng.choice(children)
+        node.fields.insert(rng.randrange(len(node.fields) + 1), Field(field.number, LEN, body))
+
+
+def _op_types(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
+    """Give a message a type field and matching contents: a tensor's data_type and a
+    storage field (or raw_data) from the data-type table; a sequence's or an
+    optional's elem_type and an element of that type."""
+    spec = node.spec
+    if spec is None:
+        return
+    if spec.cls is TensorProto:
+        type_field = spec.by_name["data_type"]
+        dt = rng.choice(list(DATA_TYPES.values()))
+        node.fields = [
+            f for f in node.fields if f.number != type_field.number or rng.random() < 0.2
+        ]
+        node.fields.append(Field(type_field.number, VARINT, varint(dt.value)))
+        if rng.random() < 0.4:
+            raw = spec.by_name["raw_data"]
+            count = rng.randrange(4)
+            node.fields.append(Field(raw.number, LEN, rng.randbytes(dt.raw_size(count))))
+        else:
+            storage = spec.by_name[dt.storage]
+            for _ in range(rng.randrange(1, 3)):
+                node.fields.extend(_known_fields(storage, rng, depth, pool))
+        return
+    table = element_fields(spec.cls)
+    elem = spec.by_name.get("elem_type")
+    if not table or elem is None:
+        return
+    elem_type = rng.choice(list(table))
+    node.fields.append(Field(elem.number, VARINT, varint(elem_type)))
+    node.fields.extend(_known_fields(table[elem_type], rng, depth, pool))
+
+
+def _applicable(spec: MessageSpec | None) -> tuple[bool, bool, bool]:
+    """Whether a message has packable fields, sub-messages, a type field with contents."""
+    if spec is None:
+        return False, False, False
+    found = _APPLICABLE.get(spec.name)
+    if found is None:
+        packable = any(f.repeated and len(f.accepted_wire_types()) == 2 for f in spec.fields)
+        children = any(True for _ in spec.children())
+        typed = spec.cls is TensorProto or bool(element_fields(spec.cls))
+        found = _APPLICABLE[spec.name] = (packable, children, typed)
+    return found
+
+
+_APPLICABLE: dict[str, tuple[bool, bool, bool]] = {}
+
+
+def _mutate_node(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
+    packable, children, typed = _applicable(node.spec)
+    r = rng.randrange(10)
+    if (r == 6 and not packable) or (r == 8 and not (children and pool)) or (r == 9 and not typed):
+        r = rng.randrange(6)
+    if r == 0:
+        _op_add(node, rng, pool, depth)
+    elif r == 1:
+        _op_drop(node, rng)
+    elif r == 2:
+        _op_duplicate(node, rng)
+    elif r == 3:
+        _op_reorder(node, rng)
+    elif r <= 5:
+        _op_edge(node, rng, pool, depth)
+    elif r == 6:
+        _op_packing(node, rng, pool, depth)
+    elif r == 7:
+        _op_overlong(node, rng)
+    elif r == 8:
+        _op_splice(node, rng, pool)
+    else:
+        _op_types(node, rng, pool, depth)
+
+
+# -- breaking the encoding -----------------------------------------------------------
+
+
+def _recursive_field(spec: MessageSpec) -> Any:
+    """A MESSAGE field of ``spec`` whose message contains ``spec`` again, or None."""
+    for f in spec.children():
+        if spec_of(f.message) is spec:
+            return f
+        for g in spec_of(f.message).children():
+            if spec_of(g.message) is spec:
+                return f
+    return None
+
+
+def _break(out: bytes, root: Node, rng: random.Random) -> bytes:
+    r = rng.randrange(5)
+    known = root.spec.fields if root.spec is not None else ()
+    at = rng.randrange(len(out) + 1)
+    if r == 0 and out:  # truncate
+        return out[: rng.randrange(len(out))]
+    if r == 1:  # a wire type the field's parser does not accept
+        number = rng.choice(known).number if known and rng.random() < 0.7 else rng.randrange(1, 100)
+        wt = rng.choice((3, 4, 6, 7) if rng.random() < 0.5 else (0, 1, 2, 5))
+        return out[:at] + varint(number << 3 | wt) + rng.randbytes(rng.randrange(9)) + out[at:]
+    if r == 2:  # a length that runs past the end
+        number = rng.choice(known).number if known else 1
+        n = rng.choice((1, 7, 1 << 20, (1 << 31) - 1, 1 << 32))
+        return out[:at] + varint(number << 3 | LEN) + varint(n) + b"\x00" + out[at:]
+    if r == 3:  # field number 0 or too large
+        number = rng.choice((0, 1 << 29, (1 << 32) - 1 >> 3, 1 << 30))
+        wt = rng.choice((VARINT, LEN))
+        return out[:at] + varint(number << 3 | wt) + b"\x00" + out[at:]
+    # nesting deeper than 100
+    levels = MAX_DEPTH + rng.randrange(1, 5)
+    f = _recursive_field(root.spec) if root.spec is not None else None
+    if f is not None:
+        body = b""
+        for _ in range(levels):
+            body = Field(f.number, LEN, body).join()
+        return body + out
+    number = rng.randrange(100, 200) if root.spec is not None else 1
+    start, end = varint(number << 3 | SGROUP), varint(number << 3 | EGROUP)
+    return out[:at] + start * levels + end * levels + out[at:]
+
+
+# -- size ----------------------------------------------------------------------------
+
+
+def _fit(root: Node, out: bytes, max_size: int, rng: random.Random) -> bytes:
+    """``out`` cut down to ``max_size`` bytes: whole top-level fields dropped first."""
+    if len(out) <= max_size:
+        return out
+    parts = [f.join() for f in root.fields]
+    size = sum(map(len, parts)) + len(root.tail)
+    if size == len(out):
+        keep = list(range(len(parts)))
+        rng.shuffle(keep)
+        for k in sorted(keep, key=lambda k: -len(parts[k])):
+            if size <= max_size:
+                break
+            size -= len(parts[k])
+            parts[k] = b""
+        if size <= max_size:
+            return b"".join(parts) + root.tail
+    return out[:max_size]
+
+
+# -- entry points ----------------------------------------------------------------------
+
+
+def _rng(tag: bytes, seed: int, max_size: int, *datas: bytes) -> random.Random:
+    key = b"%s:%d:%d:" % (tag, seed, max_size)
+    for d in datas:
+        key += b"%d:" % len(d) + d
+    return random.Random(key)
+
+
+def _as_bytes(data: Any) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    try:
+        return bytes(memoryview(data).cast("B"))
+    except TypeError:
+        raise TypeError(f"data must be a bytes-like object, not {type(data).__name__}") from None
+
+
+def _check_args(max_size: Any, seed: Any) -> None:
+    if not isinstance(max_size, int) or isinstance(max_size, bool):
+        raise TypeError(f"max_size must be an int, not {type(max_size).__name__}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+
+
+def mutate(data: Any, max_size: int, seed: int, cls: type = TensorProto) -> bytes:
+    _check_args(max_size, seed)
+    if max_size <= 0:
+        return b""
+    buf = _as_bytes(data)
+    rng = _rng(b"m", seed, max_size, buf)
+    root = split(buf, spec_of(cls))
+    if rng.random() < BREAK_SHARE:
+        out = _break(buf, root, rng)
+        return out[:max_size]
+    targets = [_descend(root, rng) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
+    pool = _pool(root, [])  # the sub-messages split on the way down included
+    for node, depth in targets:
+        _mutate_node(node, rng, pool, depth)
+    if not root.fields and not root.tail and rng.random() < 0.5:
+        root = split(random_message(root.spec, rng, 0, pool), root.spec) if root.spec else root
+    return _fit(root, root.join(), max_size, rng)
+
+
+def crossover(data1: Any, data2: Any, max_size: int, seed: int, cls: type = TensorProto) -> bytes:
+    _check_args(max_size, seed)
+    if max_size <= 0:
+        return b""
+    a, b = _as_bytes(data1), _as_bytes(data2)
+    rng = _rng(b"x", seed, max_size, a, b)
+    spec = spec_of(cls)
+    root, other = split(a, spec), split(b, spec)
+    r = rng.randrange(3)
+    if r == 0:  # protobuf's merge: the concatenation of two messages is one message
+        root = split(a + b, spec) if rng.random() < 0.5 else split(b + a, spec)
+    elif r == 1 and other.fields:  # fields of the other input, interleaved
+        for f in rng.sample(other.fields, rng.randrange(1, len(other.fields) + 1)):
+            root.fields.insert(rng.randrange(len(root.fields) + 1), f.copy())
+    else:  # a sub-message of the other input spliced into this one, at any depth
+        _descend(other, rng)
+        pool = _pool(other, []) or [b]
+        node, _ = _descend(root, rng)
+        _op_splice(node, rng, pool)
+    return _fit(root, root.join(), max_size, rng)

@@ -1,0 +1,2 @@
+"""Files and streams: atomic writes, memory maps, streaming, type detection, external data.
+"""

@@ -1,0 +1,396 @@
+"""Reading and writing a tensor's external data, with onnx's path-traversal protections.
+
+A TensorProto with ``data_location = EXTERNAL`` names a file by the
+``location``/``offset``/``length`` entries of ``external_data``.  The file is
+untrusted input, so (as onnx does since GHSA-538c-55jv-c5g9 and its
+follow-ups) this module refuses:
+
+* a missing or empty ``location``, or one holding a NUL character;
+* absolute paths, Windows drive or UNC paths, and paths with a ``..``
+  component (split on both ``/`` and ``\\``, so a model made on one system
+  is judged the same on another);
+* a symbolic link anywhere below ``base_dir``, a file that is not a regular
+  file, a file with several hard links;
+* ``offset``/``length`` that are not non-negative decimal integers, or that
+  reach past the end of the file (checked against ``fstat`` before reading,
+  so a forged length cannot allocate memory).
+
+Keys other than location, offset, length, checksum and basepath are ignored
+with a warning.  ``checksum`` and ``basepath`` are accepted and not used, as in
+onnx.  On systems with ``dir_fd`` support (Linux, macOS) the path is opened
+one component at a time below an open ``base_dir`` descriptor with
+``O_NOFOLLOW``, which leaves no window for swapping in a symlink; elsewhere
+the same checks run on paths, and the opened file is compared by identity
+with the one checked.
+
+Writing (:func:`write_external_data`) follows the same rules for the path,
+creates the file if needed, and only appends: the data goes at the end of the
+file, after an alignment gap of at most :data:`MAX_PADDING` zero bytes.
+Refusals of a path are :class:`ValidationError` (a ``ValueError``), as onnx
+raises ``onnx.checker.ValidationError`` there.  Only the standard library is
+used.
+"""
+
+from __future__ import annotations
+
+import errno
+import ntpath
+import os
+import re
+import stat
+import sys
+import warnings
+
+from .._core.errors import ValidationError
+from .._messages.declarations import TensorProto
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+ALLOWED_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
+MAX_PADDING = 64 * 1024
+"""The largest gap written before a tensor's data to honour its ``offset``: an
+alignment gap is under one alignment boundary, as in onnx."""
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)
+_WRITE_FLAGS = os.O_RDWR | os.O_CREAT
+USE_DIR_FD = (
+    os.open in os.supports_dir_fd
+    and os.stat in os.supports_dir_fd
+    and bool(_O_NOFOLLOW)
+    and bool(_O_DIRECTORY)
+)
+"""Whether the race-free, descriptor-relative walk is available."""
+# open(O_NOFOLLOW) of a symlink fails with ELOOP (Linux, macOS) or EMLINK (FreeBSD).
+_LINK_ERRNOS = frozenset({errno.ELOOP, getattr(errno, "EMLINK", errno.ELOOP)})
+
+
+def uses_external_data(tensor: TensorProto) -> bool:
+    """True when the tensor's values live in an external file."""
+    return tensor.data_location == TensorProto.EXTERNAL
+
+
+class ExternalDataInfo:
+    """The parsed ``external_data`` entries of one tensor.
+
+    ``location`` ("" when absent), ``offset`` and ``length`` (``int`` or
+    None), ``checksum`` (None when absent) and ``basepath`` ("" when absent),
+    as onnx's ``ExternalDataInfo`` has them.  Other keys are ignored with one
+    warning and never become attributes.  The location is judged when the
+    file is opened (:func:`split_location`), not here.
+
+    Raises (from the constructor):
+        ValueError: ``offset``/``length`` is not a non-negative integer.
+    """
+
+    __slots__ = ("basepath", "checksum", "length", "location", "name", "offset")
+
+    def __init__(self, tensor: TensorProto) -> None:
+        name = tensor.name or ""
+        values: dict[str, str] = {}
+        unknown: list[str] = []
+        for entry in tensor.external_data:
+            key = entry.key or ""
+            if key in ALLOWED_KEYS:
+                values[key] = entry.value or ""  # a repeated key: the last wins, as in onnx
+            else:
+                unknown.append(key[:100] + ("..." if len(key) > 100 else ""))
+        if unknown:
+            shown = sorted(set(unknown))[:10]
+            more = len(unknown) - len(shown)
+            warnings.warn(
+                f"Ignoring unknown external data key(s) {shown!r}"
+                + (f" and {more} more" if more > 0 else "")
+                + f" for tensor {name!r}. Allowed keys: {sorted(ALLOWED_KEYS)}",
+                stacklevel=_caller_outside_package(),
+            )
+        self.name = name
+        self.location = values.get("location", "")
+        self.checksum = values.get("checksum")
+        self.basepath = values.get("basepath", "")
+        self.offset = _non_negative(values.get("offset"), "offset", name)
+        self.length = _non_negative(values.get("length"), "length", name)
+
+    @property
+    def parts(self) -> list[str]:
+        """The components of ``location`` (see :func:`split_location`).
+
+        Raises:
+            ValidationError: the location is not a safe relative path.
+        """
+        return split_location(self.location, self.name)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={getattr(self, k)!r}" for k in
+                          ("location", "offset", "length", "checksum", "basepath"))  # fmt: skip
+        return f"ExternalDataInfo({shown})"
+
+
+def _caller_outside_package() -> int:
+    """The ``stacklevel`` that points a warning, raised by the caller of this
+    function, at the first frame outside this package: the user's call,
+    however many of this package's functions (``to_array``, ``to_list``, a
+    sparse tensor's values) lie between."""
+    package = __name__.rsplit(".", 2)[0]  # onnxdata (or a vendored copy), not its layer
+    inside = package + "."
+    frame = sys._getframe(1)  # the function that warns: stacklevel 1
+    level = 1
+    while frame.f_back is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name != package and not name.startswith(inside):
+            break
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _non_negative(text: str | None, what: str, name: str) -> int | None:
+    if text is None:
+        return None
+    if not _INTEGER.match(text):
+        raise ValueError(f"External data {what} {text!r} of tensor {name!r} is not an integer")
+    value = int(text)
+    if value < 0:
+        raise ValueError(
+            f"External data {what} must be non-negative, got {value} for tensor {name!r}"
+        )
+    return value
+
+
+def split_location(location: str, name: str = "") -> list[str]:
+    """The components of a safe relative ``location``, without ``.`` and empty ones.
+
+    Raises:
+        ValidationError: (a ``ValueError``) the location is empty, absolute, a
+            drive or UNC path, holds a NUL, has a ``..`` component, or names no file.
+    """
+    if not location:
+        raise ValidationError(f"Location of external tensor {name!r} should not be empty")
+    if "\0" in location:
+        raise ValidationError(f"Location of external tensor {name!r} contains a NUL character")
+    drive, rest = ntpath.splitdrive(location)
+    if drive or location.startswith(("/", "\\")) or rest.startswith(("/", "\\")):
+        raise ValidationError(
+            f"Location of external tensor {name!r} should be a relative path, "
+            f"but it is an absolute or drive path: {location!r}"
+        )
+    if ".." in re.split(r"[/\\]", location):
+        raise ValidationError(
+            f"Location of external tensor {name!r} must stay inside the base directory, "
+            f"but {location!r} has a '..' component"
+        )
+    # On POSIX a backslash is an ordinary file-name character (onnx opens
+    # "a\\b" as one name too); on Windows it separates components.
+    separators = r"[/\\]" if os.sep == "\\" else "/"
+    parts = [p for p in re.split(separators, location) if p not in ("", ".")]
+    if not parts:
+        raise ValidationError(f"Location of external tensor {name!r} names no file: {location!r}")
+    return parts
+
+
+def read_external_data(tensor: TensorProto, base_dir: str) -> bytearray:
+    """The bytes of ``tensor``'s external data, read from below ``base_dir``.
+
+    Returns a fresh ``bytearray`` (numpy can view it without copying).
+
+    Raises:
+        ValueError: a refused location, entry or file (see the module docstring).
+        OSError: the file or a directory on its path cannot be opened
+            (``FileNotFoundError`` when it does not exist).
+    """
+    info = ExternalDataInfo(tensor)
+    name = tensor.name or ""
+    base = base_dir or "."
+    fd = _open(base, info.parts, name, write=False)
+    try:
+        return _read_range(fd, info, name)
+    finally:
+        os.close(fd)
+
+
+def _open(base: str, parts: list[str], name: str, write: bool) -> int:
+    # USE_DIR_FD is read at each call, so that tests can take either path.
+    return (_open_dir_fd if USE_DIR_FD else _open_by_path)(base, parts, name, write)
+
+
+def write_external_data(tensor: TensorProto, base_dir: str, data: Any) -> tuple[int, int]:
+    """Write ``data`` (the tensor's values) at the end of the tensor's external file.
+
+    The file is named by the tensor's ``location`` below ``base_dir``, with the
+    reader's rules (a safe relative path; no symbolic link on the way; a
+    regular file with one link); it is created if it does not exist.  The data
+    goes at the current end of the file or, if the tensor has an ``offset``,
+    there, after a gap of zeros of at most :data:`MAX_PADDING` bytes: an
+    offset before the end would overwrite data already in the file.  A write
+    that fails is cut off again, so the file is left as it was.
+
+    Returns:
+        ``(offset, length)`` of the data written.
+
+    Raises:
+        ValidationError: (a ``ValueError``) a refused location or file, or an
+            offset before the end of the file or too far past it.
+        ValueError: ``offset``/``length`` entries that are not integers.
+        OSError: the file cannot be created, opened or written (a directory
+            on its path does not exist: ``FileNotFoundError``).
+    """
+    info = ExternalDataInfo(tensor)
+    name = tensor.name or ""
+    view = memoryview(data).cast("B")
+    fd = _open(base_dir or ".", info.parts, name, write=True)
+    try:
+        size = os.fstat(fd).st_size
+        offset = size if info.offset is None else info.offset
+        if not 0 <= offset - size <= MAX_PADDING:
+            raise ValidationError(
+                f"External data offset ({offset}) for tensor {name!r} must be between "
+                f"the current file size ({size}) and {size + MAX_PADDING}."
+            )
+        os.lseek(fd, size, os.SEEK_SET)
+        try:
+            _write_all(fd, memoryview(bytes(offset - size)))
+            _write_all(fd, view)
+        except BaseException:
+            os.ftruncate(fd, size)  # the file as it was
+            raise
+    finally:
+        os.close(fd)
+    return offset, len(view)
+
+
+def _write_all(fd: int, view: memoryview) -> None:
+    done = 0
+    while done < len(view):  # write() may take less than given (2 GiB cap on Linux)
+        done += os.write(fd, view[done : done + (1 << 30)])
+
+
+def _refuse_link(st: os.stat_result, shown: str, name: str) -> None:
+    reparse = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0)
+    if stat.S_ISLNK(st.st_mode) or (getattr(st, "st_file_attributes", 0) & reparse):
+        raise ValidationError(f"External data of tensor {name!r}: {shown!r} is a symbolic link")
+
+
+def _check_file(st: os.stat_result, shown: str, name: str) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise ValidationError(f"External data of tensor {name!r}: {shown!r} is not a regular file")
+    if st.st_nlink > 1:
+        raise ValidationError(
+            f"External data of tensor {name!r}: {shown!r} has {st.st_nlink} hard links "
+            "(refused: a hard link can expose a file from outside the base directory)"
+        )
+
+
+def _open_dir_fd(base: str, parts: list[str], name: str, write: bool = False) -> int:
+    """Walk ``parts`` below ``base`` by descriptor, refusing symlinks on the way.
+
+    With ``write`` the file is opened for reading and writing and created if
+    it does not exist (the directories on its path must exist).
+    """
+    fd = os.open(base, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    try:
+        for i, part in enumerate(parts):
+            shown = "/".join(parts[: i + 1])
+            last = i == len(parts) - 1
+            try:
+                _refuse_link(os.stat(part, dir_fd=fd, follow_symlinks=False), shown, name)
+            except FileNotFoundError:
+                if not (write and last):
+                    raise
+            flags = (_WRITE_FLAGS if write else os.O_RDONLY) if last else os.O_RDONLY
+            flags |= _O_NOFOLLOW | _O_CLOEXEC
+            flags |= (_O_NONBLOCK | _O_BINARY) if last else _O_DIRECTORY
+            try:
+                child = os.open(part, flags, 0o666, dir_fd=fd)  # the umask applies
+            except OSError as exc:
+                if exc.errno in _LINK_ERRNOS:  # swapped for a link since the stat
+                    raise ValidationError(
+                        f"External data of tensor {name!r}: {shown!r} is a symbolic link"
+                    ) from exc
+                raise  # e.g. a missing directory, or EACCES
+            os.close(fd)
+            fd = child
+        _check_file(os.fstat(fd), "/".join(parts), name)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_by_path(base: str, parts: list[str], name: str, write: bool = False) -> int:
+    """The same checks by path, for systems without ``dir_fd`` (Windows)."""
+    real_base = os.path.realpath(base)
+    path = real_base
+    for i, part in enumerate(parts):
+        path = os.path.join(path, part)
+        try:
+            _refuse_link(os.lstat(path), "/".join(parts[: i + 1]), name)
+        except FileNotFoundError:
+            if not (write and i == len(parts) - 1):
+                raise
+    if os.path.commonpath([real_base, os.path.realpath(path)]) != real_base:
+        raise ValidationError(f"External data of tensor {name!r} resolves outside {base!r}")
+    shown = "/".join(parts)
+    try:
+        before: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        if not write:
+            raise
+        before = None
+    if before is not None:
+        _check_file(before, shown, name)
+    flags = (_WRITE_FLAGS if write else os.O_RDONLY) | _O_NOFOLLOW | _O_NONBLOCK
+    fd = os.open(path, flags | _O_BINARY | _O_CLOEXEC, 0o666)
+    try:
+        after = os.fstat(fd)
+        now = os.lstat(path)
+        if (after.st_dev, after.st_ino) != (now.st_dev, now.st_ino) or (
+            before is not None and (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino)
+        ):
+            raise ValidationError(
+                f"External data of tensor {name!r}: {shown!r} changed while opened"
+            )
+        _check_file(after, shown, name)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_range(fd: int, info: ExternalDataInfo, name: str) -> bytearray:
+    size = os.fstat(fd).st_size
+    offset = info.offset or 0
+    if offset > size:
+        raise ValueError(
+            f"External data offset ({offset}) exceeds file size ({size}) for tensor {name!r}"
+        )
+    available = size - offset
+    length = available if info.length is None else info.length
+    if length > available:
+        raise ValueError(
+            f"External data length ({length}) exceeds available data ({available} bytes "
+            f"from offset {offset}) for tensor {name!r}"
+        )
+    data = bytearray(length)
+    view = memoryview(data)
+    done = 0
+    os.lseek(fd, offset, os.SEEK_SET)
+    while done < length:  # read() may return less than asked (2 GiB cap on Linux)
+        got = os.readv(fd, [view[done:]]) if hasattr(os, "readv") else _read_into(fd, view, done)
+        if got == 0:
+            raise ValueError(
+                f"External data file of tensor {name!r} ended after {offset + done} bytes "
+                f"while reading {length} bytes from offset {offset}"
+            )
+        done += got
+    return data
+
+
+def _read_into(fd: int, view: memoryview, start: int) -> int:  # pragma: no cover - no readv
+    chunk = os.read(fd, min(len(view) - start, 1 << 30))
+    view[start : start + len(chunk)] = chunk
+    return len(chunk)

@@ -1,0 +1,733 @@
+"""Files: ``load`` (memory-mapped, zero-copy, type detection) and atomic ``save``.
+
+A multi-GiB tensor file is mapped, not read: ``load`` costs the decoding of
+the small fields, and the payload pages come from the page cache when (and
+only if) the values are touched.  ``save`` streams the encoding into a
+temporary file beside the target and renames it into place, so the target is
+always either the old file or the complete new one.
+
+Only regular files are read.  A FIFO, a socket, a device or a directory is
+refused before anything is read from it: it is opened without blocking
+(``O_NONBLOCK``, so a FIFO with no writer cannot hang the open), checked with
+``fstat``, and its declared size is compared with ``max_size`` before a byte
+is mapped or read.  :func:`open_regular` is that rule, for every reader of
+files in the package.
+
+This module also holds the one type detector, :func:`detect`, used by
+``load`` without a type and by ``onnxdata show``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from typing import overload
+
+from .._codec.decode import as_byte_view, as_read_only_view, decode_part, too_large
+from .._core.errors import DecodeError
+from .._core.schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
+from .._core.wire import MAX_DEPTH, known_enum_value, read_length, read_tag, skip_field
+from .._messages.convert import as_message
+from .._messages.datatypes import DATA_TYPES
+from .._messages.declarations import (
+    MESSAGE_TYPES,
+    MapProto,
+    Message,
+    OptionalProto,
+    SequenceProto,
+    SparseTensorProto,
+    TensorProto,
+)
+from .atomic import AtomicFile
+from .stream import encode_to
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any, BinaryIO, TypeVar
+
+    from .._core.schema import FieldSpec
+
+    _M = TypeVar("_M", bound=Message)
+
+__all__ = [
+    "CANDIDATES",
+    "Detected",
+    "detect",
+    "load",
+    "misfit",
+    "not_regular",
+    "open_buffer",
+    "open_regular",
+    "save",
+    "tag_run",
+    "type_enum",
+]
+
+# -- opening: regular files only, sizes checked before reading ---------------------
+
+OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+"""The flags a data file is opened with: read-only, and never blocking in ``open``
+(a FIFO with no writer would otherwise wait forever)."""
+
+_KINDS_OF_FILES = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_regular(st: os.stat_result) -> str | None:
+    """None for a regular file; else what the file is ("a FIFO", "a directory", ...).
+
+    A data file must be a regular file: anything else may never end
+    (``/dev/zero``), block forever (a FIFO with no writer) or have no size to
+    check a limit against.
+    """
+    if stat.S_ISREG(st.st_mode):
+        return None
+    for test, what in _KINDS_OF_FILES:
+        if test(st.st_mode):
+            return what
+    return "not a regular file"  # pragma: no cover - e.g. a Solaris door
+
+
+def open_regular(path: Any) -> BinaryIO:
+    """Open the regular file at ``path`` for reading, refusing anything else first.
+
+    The file is opened with :data:`OPEN_FLAGS` (which cannot block) and checked
+    with ``fstat`` on the open descriptor, so nothing is read from a device, a
+    FIFO, a socket or a directory.
+
+    Raises:
+        ValueError: ``path`` is not a regular file (the message says what it is).
+        OSError: the file cannot be opened.
+    """
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        what = not_regular(os.fstat(fd))
+        if what is not None:
+            raise ValueError(f"{os.fsdecode(path)!r} is {what}, not a regular file: refused")
+        return open(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_buffer(
+    path: Any, mmap: bool = True, max_size: int | None = None, cls: type[Message] = TensorProto
+) -> tuple[Any, Any]:
+    """The bytes of the regular file at ``path``: a read-only byte view of a
+    mapping (and the mapping), or, with ``mmap=False``, for an empty file, or
+    where mapping is not available, the bytes read (and ``None``).
+
+    A file whose size is over ``max_size`` is refused before anything is
+    mapped or read, with the error ``cls.decode`` gives; a file that grows
+    meanwhile is read no further than ``max_size + 1`` bytes.
+
+    Raises:
+        DecodeError: the file is larger than ``max_size``.
+        ValueError: ``path`` is not a regular file (see :func:`open_regular`).
+        OSError: the file cannot be opened, read or mapped.
+    """
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if max_size is not None and size > max_size:
+            raise too_large(cls, size, max_size)
+        if mmap:
+            mapping = _map(f, size)
+            if mapping is not None:
+                return memoryview(mapping), mapping
+        data = f.read() if max_size is None else f.read(max_size + 1)
+        if max_size is not None and len(data) > max_size:
+            raise too_large(cls, len(data), max_size)
+        return data, None
+
+
+def _map(f: Any, size: int) -> Any:
+    try:
+        import mmap
+    except ImportError:  # pragma: no cover - e.g. WebAssembly builds
+        return None
+    if size == 0:
+        return None  # an empty file cannot be mapped (and /proc files claim size 0)
+    try:
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # pragma: no cover - a file system without mmap
+        return None
+
+
+# -- load and save ----------------------------------------------------------------
+
+
+@overload
+def load(
+    path: Any,
+    type: None = None,
+    *,
+    mmap: bool = True,
+    copy: bool = False,
+    max_size: int | None = None,
+) -> Message: ...
+
+
+@overload
+def load(
+    path: Any,
+    type: type[_M],
+    *,
+    mmap: bool = True,
+    copy: bool = False,
+    max_size: int | None = None,
+) -> _M: ...
+
+
+def load(
+    path: Any,
+    type: type[_M] | None = None,
+    *,
+    mmap: bool = True,
+    copy: bool = False,
+    max_size: int | None = None,
+) -> Message:
+    """Read a message from the file at ``path``.
+
+    The file is memory-mapped and decoded with ``copy=False``: ``raw_data``,
+    string entries and float fields are views of the mapping, so opening a
+    multi-GiB tensor takes milliseconds and little memory until values are
+    read.  The mapping stays open as long as any view lives (see
+    ``Message.decode`` for the lifetime rule); it is closed at once if
+    nothing refers to it.  ``copy=True`` copies the values out and closes
+    the mapping; ``mmap=False`` reads the file instead of mapping it.
+
+    ``type`` is the message class; ``None`` detects it as ``onnxdata show``
+    does (see :func:`detect`): every type is tried, the best fit wins, and a
+    tie goes to the first of TensorProto, SparseTensorProto, SequenceProto,
+    MapProto, OptionalProto.  Some bytes are truly ambiguous (an empty file;
+    an ``OptionalProto`` holding a tensor is byte for byte a one-element
+    ``SequenceProto``): pass ``type`` whenever it is known.
+
+    Only a regular file is read; its size is checked against ``max_size``
+    before anything is read, so ``load("/dev/zero", max_size=...)`` or a FIFO
+    fails at once instead of reading forever or blocking.
+
+    Raises:
+        DecodeError: the file is not a valid encoding of ``type`` (of any
+            type, when detecting: the error is the one for TensorProto), or
+            is larger than ``max_size``.
+        ValueError: ``path`` is not a regular file (a directory, a FIFO, a
+            socket or a device).
+        OSError: the file cannot be opened or mapped.
+        TypeError: ``type`` is not a message class.
+    """
+    if type is not None and not _is_message_class(type):
+        raise TypeError(f"load() needs a message class or None, not {type!r}")
+    buf, mapping = open_buffer(path, mmap, max_size, type or TensorProto)
+    view = as_byte_view(buf) if copy else as_read_only_view(buf)
+    try:
+        if type is None:
+            found: Message = detect(view, copy).result
+            return found
+        try:
+            return decode_part(type, view, 0, len(view), MAX_DEPTH, copy)
+        except DecodeError as err:
+            err.within(type.__qualname__)
+            raise
+    finally:
+        if mapping is not None:
+            try:
+                if isinstance(view, memoryview):
+                    view.release()
+                buf.release()
+                mapping.close()  # refused while a decoded view refers to it
+            except BufferError:
+                pass
+
+
+def _is_message_class(cls: Any) -> bool:
+    try:
+        spec_of(cls)
+    except TypeError:
+        return False
+    return isinstance(cls, type) and issubclass(cls, Message)
+
+
+def save(message: Message, path: Any, *, max_size: int | None = None) -> int:
+    """Write ``message`` to the file at ``path`` atomically; return the size.
+
+    The encoding is streamed (``encode_to``) into a temporary file in the
+    same directory, synced to disk, then renamed over ``path``: a crash or an
+    error at any point leaves ``path`` as it was (or absent), never half
+    written.  An existing file's permission bits are kept.  Saving over a
+    file that ``load`` mapped is safe: the mapping keeps the old contents.
+
+    ``message`` may be an onnx protobuf message of a data type too: it is
+    written through its bytes.
+
+    Raises:
+        TypeError, ValueError, OverflowError: as ``encode()`` (nothing is
+            written then); ``max_size`` as ``encode_to``.  TypeError also
+            when ``message`` is not a data message.
+        OSError: the file cannot be written, synced or renamed.
+    """
+    message = as_message(message, *MESSAGE_TYPES)
+    target = AtomicFile(path)
+    try:
+        size = encode_to(message, target.file, max_size)
+    except BaseException:
+        target.discard()
+        raise
+    target.commit()
+    return size
+
+
+# -- how well bytes fit a type, from the schema ------------------------------------
+
+CANDIDATES: tuple[type[Message], ...] = (
+    TensorProto,
+    SparseTensorProto,
+    SequenceProto,
+    MapProto,
+    OptionalProto,
+)
+"""The types a file may hold, most specific first: a tie goes to the earlier one."""
+
+_STRING_KEY = TensorProto.DataType.STRING  # keys a map through string keys
+
+
+class _TypeField:
+    """An int32 ``*_type`` field: which values it may take, and, for an element
+    type, which message field each value names."""
+
+    __slots__ = ("allowed", "elements", "enum", "field")
+
+    def __init__(self, spec: MessageSpec, f: FieldSpec) -> None:
+        self.field = f
+        own = getattr(spec.cls, "DataType", None)
+        self.elements: dict[int, FieldSpec] = {}
+        if own is not None:
+            # Each element type names the message field of that kind:
+            # TENSOR -> tensor_values, SPARSE_TENSOR -> sparse_tensor_value, ...
+            self.enum: Any = own
+            for member in own:
+                prefix = member.name.lower() + "_"
+                for child in spec.children():
+                    if child.name.startswith(prefix):
+                        self.elements[member.value] = child
+        else:
+            self.enum = TensorProto.DataType
+        values = {m.value for m in self.enum}
+        if f.name.startswith("key"):  # a map's keys: the types DATA_TYPES says may key one
+            values = {v for v, d in DATA_TYPES.items() if d.key is not None} | {_STRING_KEY}
+        self.allowed = frozenset(values)
+
+
+_TYPE_FIELDS: dict[type, tuple[_TypeField, ...]] = {}
+
+
+def _type_fields(spec: MessageSpec) -> tuple[_TypeField, ...]:
+    """The ``*_type`` fields of a message: the int32 fields that hold a data type."""
+    found = _TYPE_FIELDS.get(spec.cls)
+    if found is None:
+        found = _TYPE_FIELDS[spec.cls] = tuple(
+            _TypeField(spec, f)
+            for f in spec.fields
+            if f.kind == INT32 and not f.repeated and f.name.endswith("_type")
+        )
+    return found
+
+
+def type_enum(spec: MessageSpec, f: FieldSpec) -> Any:
+    """The enum whose names the values of field ``f`` of ``spec`` are shown with:
+    its own for an enum field; a data-type enum for an int32 ``*_type`` field
+    (the message's own ``DataType`` for an element type); else None."""
+    if f.enum is not None:
+        return f.enum
+    for t in _type_fields(spec):
+        if t.field is f:
+            return t.enum
+    return None
+
+
+def type_misfit(spec: MessageSpec, value: Callable[[FieldSpec], Any]) -> int:
+    """What a message's ``*_type`` fields cost: a value outside the enum (or not
+    a map key type), several element fields set, or one that disagrees with
+    the element type.  ``value(f)`` is the value of field ``f`` (for a message
+    field, anything true when it is set)."""
+    score = 0
+    for t in _type_fields(spec):
+        declared = value(t.field)
+        if declared is not None and declared not in t.allowed:
+            score += 1
+        if t.elements:
+            populated = [k for k, child in sorted(t.elements.items()) if value(child)]
+            if len(populated) > 1:
+                score += len(populated) - 1
+            if populated and declared is not None and populated[0] != declared:
+                score += 1
+    return score
+
+
+def misfit(msg: Message) -> int:
+    """How badly a decoded message fits its schema; 0 is a perfect fit.
+
+    Unknown fields cost their size; a ``*_type`` field that is out of range
+    or disagrees with the populated element field costs 1 (see
+    :func:`type_misfit`); sub-messages add theirs.
+    """
+    spec = spec_of(type(msg))
+    score = len(msg.unknown_fields)  # type: ignore[attr-defined]
+    for f in spec.children():
+        value = getattr(msg, f.name)
+        if f.repeated:
+            for sub in value:
+                score += misfit(sub)
+        elif value is not None:
+            score += misfit(value)
+    return score + type_misfit(spec, lambda f: getattr(msg, f.name))
+
+
+# -- the quick look: each field's number and wire type, from the schema -------------
+
+# (number, wire type) -> (sub-message class or None, shape, packed varints).  The
+# shape is _ONCE for a field the encoder writes once, _RUN for one it writes as a
+# run of entries, _ODD for a form it never writes (packed where it writes
+# unpacked, or the reverse).  Anything else is an unknown field.
+_ONCE, _RUN, _ODD = 0, 1, 2
+# (number, wire type) -> (its message class, its shape, packed varints, the values a
+# closed enum names: None for any other field)
+_Layout = dict[tuple[int, int], tuple["type[Message] | None", int, bool, "frozenset[int] | None"]]
+_LAYOUTS: dict[type, _Layout] = {}
+
+
+def _layout(cls: type[Message]) -> _Layout:
+    found = _LAYOUTS.get(cls)
+    if found is None:
+        found = _LAYOUTS[cls] = {}
+        for f in spec_of(cls).fields:
+            for wire in f.accepted_wire_types():
+                if wire != f.wire_type:
+                    shape = _ODD
+                else:
+                    shape = _RUN if f.repeated and not f.packed else _ONCE
+                sub = f.message if f.kind == MESSAGE else None
+                varints = wire == LEN and KINDS[f.kind].wire_type == VARINT
+                enum = f.enum_values if f.enum is not None and wire == VARINT else None
+                found[(f.number, wire)] = (sub, shape, varints, enum)
+    return found
+
+
+_SCAN_FIELDS = 64  # fields looked at per message
+_SCAN_SUBS = 8  # sub-messages looked into per message
+
+
+def _scan(view: Any, pos: int, end: int, cls: type[Message], levels: int) -> tuple[int, bool, int]:
+    """A quick look at ``view[pos:end]`` read as ``cls``, decoding nothing.
+
+    Returns the bytes of unknown fields seen (misfit counts each byte);
+    whether the re-encoding is sure to differ from the input: a field out of
+    field-number order or after an unknown field, one the encoder writes once
+    seen twice, or a form it never writes (a value a closed enum does not
+    name makes an unknown field, as decoding does); and the bytes of packed varints
+    seen, the costliest thing to decode.  Only the first fields, and the
+    first sub-messages down ``levels`` more levels, are looked at, so these
+    are lower bounds, found in microseconds.
+    """
+    layout = _layout(cls)
+    unknown = 0
+    differs = False
+    last = 0
+    seen: set[int] = set()
+    subs = 0
+    varints = 0
+    try:
+        for _ in range(_SCAN_FIELDS):
+            if pos >= end:
+                break
+            start = pos
+            tag, after = read_tag(view, pos, end)
+            pos = skip_field(view, start, after, end, tag, MAX_DEPTH)
+            number = tag >> 3
+            known = layout.get((number, tag & 7))
+            if known and known[3] is not None and not known_enum_value(view, after, pos, known[3]):
+                known = None  # a value a closed enum does not name: an unknown field
+            if known is None:
+                unknown += pos - start
+                last = 1 << 32  # unknown fields are written last
+                continue
+            sub, shape, packed, _ = known
+            if number < last or shape == _ODD or (shape == _ONCE and number in seen):
+                differs = True
+            last = number
+            seen.add(number)
+            if packed:
+                varints += pos - start
+            if sub is not None and levels > 0 and subs < _SCAN_SUBS:
+                subs += 1
+                payload = read_length(view, after, pos)[1]
+                more, sub_differs, more_varints = _scan(view, payload, pos, sub, levels - 1)
+                unknown += more
+                differs = differs or sub_differs
+                varints += more_varints
+    except DecodeError:
+        pass  # malformed: decoding will say so
+    return unknown, differs, varints
+
+
+_RUNS: dict[int, re.Pattern[bytes] | None] = {}
+_RUN_BODY = {VARINT: rb"[\x80-\xff]{0,9}[\x00-\x7f]", 1: rb".{8}", 5: rb".{4}"}
+
+
+def tag_run(tag: int) -> re.Pattern[bytes] | None:
+    """A pattern that matches a run of up to 4096 whole fields with ``tag``, for a
+    one-byte tag of a varint or fixed-width field (else None).
+
+    A file of millions of tiny fields is mostly such runs; matched in C, a run
+    costs a fraction of reading its fields one by one.  (An unbounded
+    repetition would make ``re`` keep state for every field it matched.)
+    """
+    if tag in _RUNS:
+        return _RUNS[tag]
+    found = None
+    if tag < 0x80 and tag >> 3 and tag & 7 in _RUN_BODY:
+        body = re.escape(bytes([tag])) + _RUN_BODY[tag & 7]
+        found = re.compile(b"(?:" + body + b"){1,4096}", re.DOTALL)
+    _RUNS[tag] = found
+    return found
+
+
+def _top_level(view: Any) -> dict[tuple[int, int], int]:
+    """The bytes of the top-level fields by ``(number, wire type)``, in one pass.
+
+    Which of them a type does not know is a lower bound of its misfit that
+    is exact at the top level but for closed enums' values, whatever the
+    length of the file.
+    """
+    out: dict[tuple[int, int], int] = {}
+    pos, end = 0, len(view)
+    try:
+        while pos < end:
+            start = pos
+            tag, after = read_tag(view, pos, end)
+            run = tag_run(tag)
+            matched = run.match(view, start, end) if run is not None else None
+            pos = matched.end() if matched else skip_field(view, start, after, end, tag, MAX_DEPTH)
+            key = (tag >> 3, tag & 7)
+            out[key] = out.get(key, 0) + pos - start
+    except DecodeError:
+        pass  # malformed: decoding will say so
+    return out
+
+
+# -- the detector ------------------------------------------------------------------
+
+
+class Detected:
+    """What :func:`detect` found: the type, what ``read`` made of the bytes as
+    that type, and the other types that fit exactly as well (with ``ties``)."""
+
+    __slots__ = ("result", "ties", "type")
+
+    def __init__(self, type: type[Message], result: Any, ties: tuple[type[Message], ...]) -> None:
+        self.type = type
+        self.result = result
+        self.ties = ties
+
+
+class _Fit:
+    """A type the bytes decode as: its misfit, and whether it re-encodes to them."""
+
+    __slots__ = ("canonical", "check", "cls", "misfit", "result")
+
+    def __init__(
+        self, cls: type[Message], result: Any, misfit: int, check: Callable[[], bool], differs: bool
+    ) -> None:
+        self.cls = cls
+        self.result = result
+        self.misfit = misfit
+        self.check = check
+        self.canonical: bool | None = False if differs else None  # None: not checked yet
+
+    def most(self) -> int:
+        """The score at most: misfit, plus 1 unless known to re-encode exactly."""
+        return self.misfit + (self.canonical is not True)
+
+    def score(self) -> int:
+        if self.canonical is None:
+            self.canonical = self.check()
+        return self.misfit + (not self.canonical)
+
+
+def detect(
+    view: Any,
+    copy: bool = False,
+    *,
+    read: Callable[[type[Message]], tuple[Any, int, Callable[[], bool]]] | None = None,
+    ties: bool = False,
+) -> Detected:
+    """The type that the bytes in ``view`` fit best, and what they hold as that type.
+
+    The wire format carries no type name, so each candidate type is scored:
+    its misfit (:func:`misfit`: unknown fields cost their size, a data or
+    element type that is out of range or disagrees with the populated field
+    costs 1), plus 1 if the bytes are not exactly what protobuf would write
+    for the message.  The lowest score wins; a tie goes to the first of
+    :data:`CANDIDATES`.
+
+    Decoding every type and re-encoding each would cost several copies of a
+    large file.  Instead a quick look (:func:`_scan`, and for a file of many
+    top-level fields an exact count of the unknown ones) gives each type a
+    lower bound of its score; types are read from the lowest bound, and a
+    type is skipped as soon as a score already reached beats its bound.
+
+    ``read(cls)`` reads the bytes as ``cls`` and returns what it made, its
+    misfit, and a function that tells whether they are canonical; by
+    default :func:`decode_part` (with ``copy``).  ``onnxdata show`` passes a
+    reader that previews instead of decoding.  With ``ties``, every type
+    that scores as well as the winner is read too and listed.
+
+    Raises:
+        DecodeError: the bytes are a valid encoding of none of the types; the
+            error is the one for the first of them.
+    """
+    if read is None:
+        read = _decoder(view, copy)
+    bound: dict[type[Message], int] = {}
+    differs: dict[type[Message], bool] = {}
+    risk: dict[type[Message], int] = {}
+    for cls in CANDIDATES:
+        unknown, differs[cls], varints = _scan(view, 0, len(view), cls, 1)
+        bound[cls] = unknown + differs[cls]
+        risk[cls] = unknown + varints  # bytes to copy or to turn into ints
+    rank = {cls: i for i, cls in enumerate(CANDIDATES)}  # a tie goes to the first
+    exact_top = False
+
+    def beaten(cls: type[Message], fits: list[_Fit]) -> bool:
+        """Whether a fit already read scores at most ``cls``'s bound, listed earlier
+        on a tie: then ``cls`` cannot win, whatever its score."""
+        return any((f.most(), rank[f.cls]) < (bound[cls], rank[cls]) for f in fits)
+
+    fits: list[_Fit] = []
+    errors: dict[type[Message], DecodeError] = {}
+    for cls in sorted(CANDIDATES, key=lambda c: (bound[c], risk[c], rank[c])):
+        if fits and not beaten(cls, fits) and not exact_top:
+            # Before reading a second type, make the bounds exact at the top level.
+            exact_top = True
+            _raise_bounds(view, bound, differs)
+        if beaten(cls, fits):
+            continue
+        for fit in fits:  # an exact score may rule ``cls`` out without reading it
+            if fit.canonical is None and (fit.misfit, rank[fit.cls]) < (bound[cls], rank[cls]):
+                fit.score()
+                if beaten(cls, fits):
+                    break
+        if beaten(cls, fits):
+            continue
+        try:
+            result, score, check = read(cls)
+        except DecodeError as err:
+            errors[cls] = err
+            continue
+        fits.append(_Fit(cls, result, score, check, differs[cls]))
+    if not fits:
+        raise next(errors[cls] for cls in CANDIDATES if cls in errors)
+    # The fits that can still be best, and their exact scores if it takes them.
+    top = min((f.most(), rank[f.cls]) for f in fits)
+    left = [f for f in fits if (f.misfit, rank[f.cls]) <= top]
+    best = left[0] if len(left) == 1 else min(left, key=lambda f: (f.score(), rank[f.cls]))
+    if not ties:
+        return Detected(best.cls, best.result, ())
+    score = best.score()
+    same = []
+    for cls in CANDIDATES:
+        if cls is best.cls or cls in errors or bound[cls] > score:
+            continue
+        other = next((f for f in fits if f.cls is cls), None)
+        if other is None:
+            try:
+                other = _Fit(cls, *read(cls), differs[cls])
+            except DecodeError:
+                continue
+        if other.score() == score:
+            same.append(cls)
+    return Detected(best.cls, best.result, tuple(same))
+
+
+def _raise_bounds(
+    view: Any, bound: dict[type[Message], int], differs: dict[type[Message], bool]
+) -> None:
+    """Raise each bound to the size of the top-level fields of numbers and wire types
+    the type does not know (a lower bound still: a value a closed enum does not
+    name makes an unknown field too)."""
+    sizes = _top_level(view)
+    for cls in CANDIDATES:
+        layout = _layout(cls)
+        unknown = sum(n for key, n in sizes.items() if key not in layout)
+        bound[cls] = max(bound[cls], unknown + differs[cls])
+
+
+def _decoder(
+    view: Any, copy: bool
+) -> Callable[[type[Message]], tuple[Any, int, Callable[[], bool]]]:
+    """The default reader of :func:`detect`: decode, with the path in errors."""
+
+    def read(cls: type[Message]) -> tuple[Any, int, Callable[[], bool]]:
+        try:
+            msg = decode_part(cls, view, 0, len(view), MAX_DEPTH, copy)
+        except DecodeError as err:
+            err.within(cls.__qualname__)
+            raise
+        return msg, misfit(msg), lambda: _encodes_to(msg, view)
+
+    return read
+
+
+class _DiffersError(Exception):
+    pass
+
+
+class _Compare:
+    """A file object that checks what is written against ``view``."""
+
+    def __init__(self, view: Any) -> None:
+        self.view = view
+        self.pos = 0
+
+    def write(self, data: Any) -> int:
+        n = len(data)
+        if self.view[self.pos : self.pos + n] != data:
+            raise _DiffersError
+        self.pos += n
+        return n
+
+
+def _encodes_to(msg: Message, view: Any) -> bool:
+    """``msg.encode() == view``, without making the encoding.
+
+    The encoder writes unknown fields last, byte for byte: the top level's are
+    compared with the end of ``view`` directly, and only the known fields are
+    encoded (encoding would otherwise check every unknown field again, twice
+    the cost of decoding a file made of them).
+    """
+    whole = memoryview(view)
+    unknown = msg.unknown_fields  # type: ignore[attr-defined]
+    known = len(whole) - len(unknown)
+    if known < 0 or whole[known:] != unknown:
+        return False
+    compare = _Compare(whole[:known])
+    msg.unknown_fields = b""  # type: ignore[attr-defined]
+    try:
+        encode_to(msg, compare)
+    except _DiffersError:
+        return False
+    finally:
+        msg.unknown_fields = unknown  # type: ignore[attr-defined]
+    return compare.pos == known

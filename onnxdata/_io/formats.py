@@ -1,0 +1,263 @@
+"""The serialization formats of data messages, by name: ``onnx.serialization`` for onnxdata.
+
+``registry.get("protobuf")`` (the wire format), ``"textproto"`` (protobuf's
+text format) and ``"json"`` (protobuf's JSON mapping, with the ``.proto``
+field names) each give a serializer with ``serialize_proto(message) ->
+bytes`` and ``deserialize_proto(data, message) -> message``;
+``registry.get_format_from_file_extension(".pb")`` maps a file extension to
+its format.  ``load_tensor``/``save_tensor`` choose their format here.
+
+What differs from onnx:
+
+* Only the data messages (TensorProto, SparseTensorProto, SequenceProto,
+  MapProto, OptionalProto, their entries and segments) are serialized; a
+  message of the ``onnx`` package is taken through its bytes, and
+  ``deserialize_proto`` fills one in place as onnx does.
+* There is no ``"onnxtxt"`` format: onnx's textual syntax describes models,
+  graphs, functions and nodes, none of which is a data message.  Its
+  extensions (``.onnxtxt``, ``.onnxtext``) are therefore unknown here.
+* ``deserialize_proto`` of the protobuf format also takes a ``bytearray`` or
+  a ``memoryview``, not only ``bytes``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from .._core.foreign import foreign_name
+from .._core.schema import UNKNOWN_FIELDS, spec_of
+from .._messages.convert import as_message
+from .._messages.declarations import MESSAGE_TYPES, Message
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Collection
+
+__all__ = ["ProtoSerializer", "registry"]
+
+_ENCODING = "utf-8"
+
+
+class ProtoSerializer(Protocol):
+    """A format: turns a message into bytes and bytes back into a message."""
+
+    supported_format: str
+    """The format's name, e.g. ``"protobuf"``."""
+    file_extensions: Collection[str]
+    """The file extensions of the format, with their dot: ``{".onnx", ".pb"}``."""
+
+    def serialize_proto(self, proto: Any) -> Any:
+        """The serialized form of ``proto``."""
+
+    def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
+        """Fill ``proto`` from ``serialized`` and return it."""
+
+
+class _Registry:
+    def __init__(self) -> None:
+        self._serializers: dict[str, ProtoSerializer] = {}
+        self._extension_to_format: dict[str, str] = {}
+
+    def register(self, serializer: ProtoSerializer) -> None:
+        """Add a format (replacing one of the same name) and its file extensions."""
+        self._serializers[serializer.supported_format] = serializer
+        self._extension_to_format.update(
+            dict.fromkeys(serializer.file_extensions, serializer.supported_format)
+        )
+
+    def get(self, fmt: str) -> ProtoSerializer:
+        """The serializer of format ``fmt``.
+
+        Raises:
+            ValueError: no format of that name is registered.
+        """
+        try:
+            return self._serializers[fmt]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"Unsupported format: '{fmt}'. Supported formats are: {self._serializers.keys()}"
+            ) from None
+
+    def get_format_from_file_extension(self, file_extension: str) -> str | None:
+        """The format of files ending in ``file_extension`` (with its dot), or None."""
+        return self._extension_to_format.get(file_extension)
+
+
+def _message(proto: Any) -> Message:
+    """``proto`` as an onnxdata message (a protobuf data message is converted).
+
+    Raises:
+        TypeError: ``proto`` is not a data message.
+    """
+    return as_message(proto, *MESSAGE_TYPES)
+
+
+class _Nowhere:
+    """A file that drops what is written: :func:`_encodable` needs no bytes."""
+
+    def write(self, data: Any) -> int:
+        return len(data)
+
+
+def _encodable(message: Message) -> Message:
+    """``message``, after checking that protobuf could hold it: a text format of a
+    value the wire format refuses (a ``str`` in ``dims``) would not read back.
+
+    Raises:
+        TypeError, ValueError, OverflowError: as ``encode()``.
+    """
+    message.encode_to(_Nowhere())
+    return message
+
+
+def _fill(target: Any, source: Message) -> Any:
+    """Make ``target`` (an empty-or-not message of ``source``'s type, onnxdata's or
+    protobuf's) hold exactly what ``source`` holds, in place, and return it."""
+    if foreign_name(target) is not None:
+        target.ParseFromString(source.encode())
+        return target
+    for f in spec_of(type(source)).fields:
+        setattr(target, f.name, getattr(source, f.name))
+    setattr(target, UNKNOWN_FIELDS, getattr(source, UNKNOWN_FIELDS))
+    return target
+
+
+_BY_FULL_NAME = {spec_of(cls).full_name: cls for cls in MESSAGE_TYPES}
+
+
+def _class_of(proto: Any) -> type[Message]:
+    """The onnxdata class for the message ``proto`` (onnxdata's or protobuf's).
+
+    Raises:
+        TypeError: ``proto`` is not a data message.
+    """
+    if isinstance(proto, Message):
+        return type(proto)
+    found = _BY_FULL_NAME.get(foreign_name(proto) or "")
+    if found is None:
+        _message(proto)  # raises the TypeError that names what was expected
+    assert found is not None
+    return found
+
+
+def _format_module(name: str) -> Any:
+    """``onnxdata.text_format`` or ``onnxdata.json_format``, imported on first use."""
+    from importlib import import_module
+
+    return import_module(f"..{name}", __package__)
+
+
+def _text(serialized: Any) -> str:
+    if isinstance(serialized, str):
+        return serialized
+    if isinstance(serialized, (bytes, bytearray, memoryview)):
+        return bytes(serialized).decode(_ENCODING)
+    raise TypeError(
+        f"Parameter 'serialized' must be bytes or str, but got type: {type(serialized)}"
+    )
+
+
+class _ProtobufSerializer:
+    """The protobuf wire format."""
+
+    supported_format = "protobuf"
+    file_extensions: Collection[str] = frozenset({".onnx", ".pb"})
+
+    def serialize_proto(self, proto: Any) -> bytes:
+        """The wire encoding of ``proto``, as ``SerializeToString`` gives it.
+
+        Raises:
+            TypeError: ``proto`` is not a data message, or holds a value of
+                the wrong type.
+            ValueError: a value is out of range.
+        """
+        return _message(proto).encode()
+
+    def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
+        """Replace the contents of ``proto`` by the message encoded in ``serialized``.
+
+        Raises:
+            TypeError: ``serialized`` is not bytes-like, or ``proto`` is not
+                a data message.
+            DecodeError: (a ``ValueError``) the bytes are not a valid encoding.
+        """
+        if not isinstance(serialized, (bytes, bytearray, memoryview)):
+            raise TypeError(
+                f"Parameter 'serialized' must be bytes, but got type: {type(serialized)}"
+            )
+        return _fill(proto, _class_of(proto).decode(serialized))
+
+
+class _TextProtoSerializer:
+    """Protobuf's text format (``str()`` of a protobuf message)."""
+
+    supported_format = "textproto"
+    file_extensions: Collection[str] = frozenset({".txtpb", ".textproto", ".prototxt", ".pbtxt"})
+
+    def serialize_proto(self, proto: Any) -> bytes:
+        """The text format of ``proto``, in UTF-8.
+
+        Raises:
+            TypeError: ``proto`` is not a data message, or holds a value of
+                the wrong type.
+            ValueError: a value is out of range.
+        """
+        message = _encodable(_message(proto))
+        text_format = _format_module("text_format")
+        text: str = text_format.MessageToString(message)
+        return text.encode(_ENCODING)
+
+    def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
+        """Replace the contents of ``proto`` by the message in ``serialized`` (text format).
+
+        Raises:
+            TypeError: ``serialized`` is neither bytes nor str, or ``proto``
+                is not a data message.
+            UnicodeDecodeError: the bytes are not UTF-8.
+            text_format.ParseError: the text is not a valid message.
+        """
+        text = _text(serialized)
+        cls = _class_of(proto)
+        text_format = _format_module("text_format")
+        return _fill(proto, text_format.Parse(text, cls()))
+
+
+class _JsonSerializer:
+    """Protobuf's JSON mapping, with the ``.proto`` field names."""
+
+    supported_format = "json"
+    file_extensions: Collection[str] = frozenset({".json", ".onnxjson"})
+
+    def serialize_proto(self, proto: Any) -> bytes:
+        """The JSON of ``proto``, in UTF-8, as onnx writes it.
+
+        Raises:
+            TypeError: ``proto`` is not a data message, or holds a value of
+                the wrong type.
+            ValueError: a value is out of range.
+        """
+        message = _encodable(_message(proto))
+        json_format = _format_module("json_format")
+        text: str = json_format.MessageToJson(message, preserving_proto_field_name=True)
+        return text.encode(_ENCODING)
+
+    def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
+        """Replace the contents of ``proto`` by the message in ``serialized`` (JSON).
+
+        Raises:
+            TypeError: ``serialized`` is neither bytes nor str, or ``proto``
+                is not a data message.
+            UnicodeDecodeError: the bytes are not UTF-8.
+            json_format.ParseError: the JSON is not a valid message.
+        """
+        text = _text(serialized)
+        cls = _class_of(proto)
+        json_format = _format_module("json_format")
+        return _fill(proto, json_format.Parse(text, cls()))
+
+
+registry = _Registry()
+"""The formats: ``"protobuf"``, ``"textproto"`` and ``"json"``."""
+registry.register(_ProtobufSerializer())
+registry.register(_TextProtoSerializer())
+registry.register(_JsonSerializer())

@@ -1,0 +1,166 @@
+"""``load_tensor``, ``save_tensor`` and ``load_tensor_from_string``, as onnx has them.
+
+A path is read with the package's own file reader (:func:`load` for the
+protobuf format: regular files only, memory-mapped, then copied out) and
+written atomically (:func:`save`, or :class:`AtomicFile` for the text
+formats): a failed save leaves the old file as it was.  A file object is read
+with ``read()`` and written with one ``write()`` of the complete encoding, so
+a message that cannot be encoded writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .._messages.convert import as_message
+from .._messages.declarations import TensorProto
+from .atomic import AtomicFile
+from .external import read_external_data, uses_external_data
+from .files import load, open_buffer, save
+from .formats import registry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import IO, Any, Literal
+
+    _SupportedFormat = Literal["protobuf", "textproto", "json"]
+
+__all__ = ["load_tensor", "load_tensor_from_string", "save_tensor"]
+
+_DEFAULT_FORMAT = "protobuf"
+
+
+def _file_path(f: Any) -> str | None:
+    """The absolute path ``f`` names (a path, or a file object's ``name``), else None."""
+    if isinstance(f, (str, os.PathLike)):
+        return os.path.abspath(f)
+    name = getattr(f, "name", None)
+    if isinstance(name, (str, os.PathLike)):
+        return os.path.abspath(name)
+    return None
+
+
+def _format(fmt: str | None, f: Any = None) -> str:
+    """``fmt``, else the format of ``f``'s file extension, else protobuf (as onnx chooses).
+
+    Raises:
+        ValueError: ``fmt`` is not a registered format.
+    """
+    if fmt is not None:
+        registry.get(fmt)  # refuses an unknown name
+        return fmt
+    path = _file_path(f)
+    if path is not None:
+        found = registry.get_format_from_file_extension(os.path.splitext(path)[1])
+        if found is not None:
+            return found
+    return _DEFAULT_FORMAT
+
+
+def _has(f: Any, method: str) -> bool:
+    return callable(getattr(f, method, None))
+
+
+def load_tensor(
+    f: IO[bytes] | str | os.PathLike[str],
+    format: _SupportedFormat | None = None,
+    *,
+    load_external_data: bool = False,
+) -> TensorProto:
+    """Read a TensorProto from a file object (anything with ``read``) or a path.
+
+    ``format`` is ``"protobuf"``, ``"textproto"`` or ``"json"``; when it is
+    None it comes from the file extension of a path (or of a file object's
+    ``name``): ``.onnx``/``.pb`` protobuf, ``.txtpb``/``.textproto``/
+    ``.prototxt``/``.pbtxt`` text format, ``.json``/``.onnxjson`` JSON, and
+    protobuf for anything else.  Text formats are UTF-8.
+
+    With ``load_external_data`` (not in onnx, whose ``load_tensor`` never
+    reads external data), a tensor stored externally gets its data from the
+    file it names, below the directory of the file read, as
+    :func:`onnxdata.external_data_helper.load_external_data_for_tensor` does.
+
+    Raises:
+        DecodeError: (a ``ValueError``) the bytes are not a valid TensorProto.
+        ValueError: an unknown ``format``; a path that is not a regular file;
+            a refused external-data location.
+        TypeError: ``f`` is neither a file object nor a path.
+        OSError: the file cannot be read.
+        UnicodeDecodeError: a text format that is not UTF-8.
+        text_format.ParseError, json_format.ParseError: invalid text or JSON.
+    """
+    fmt = _format(format, f)
+    if _has(f, "read"):
+        data: Any = f.read()  # type: ignore[union-attr]
+        tensor = registry.get(fmt).deserialize_proto(data, TensorProto())
+    elif isinstance(f, (str, bytes, os.PathLike)):
+        if fmt == "protobuf":
+            tensor = load(f, TensorProto, copy=True)
+        else:
+            data, _ = open_buffer(f, mmap=False)
+            tensor = registry.get(fmt).deserialize_proto(data, TensorProto())
+    else:
+        raise TypeError(f"load_tensor() takes a path or a file object, not {type(f).__name__}")
+    if load_external_data and uses_external_data(tensor):
+        path = _file_path(f)
+        if path is not None:
+            tensor.raw_data = bytes(read_external_data(tensor, os.path.dirname(path)))
+            tensor.data_location = TensorProto.DEFAULT
+            tensor.external_data = []
+    result: TensorProto = tensor
+    return result
+
+
+def load_tensor_from_string(
+    s: bytes | str,
+    format: _SupportedFormat = _DEFAULT_FORMAT,  # type: ignore[assignment]
+) -> TensorProto:
+    """Read a TensorProto from ``s``: bytes for protobuf, bytes or str for text and JSON.
+
+    Raises:
+        DecodeError: (a ``ValueError``) not a valid TensorProto encoding.
+        ValueError: an unknown ``format``.
+        TypeError: ``s`` is not bytes (or str, for the text formats).
+        text_format.ParseError, json_format.ParseError: invalid text or JSON.
+    """
+    tensor: TensorProto = registry.get(_format(format)).deserialize_proto(s, TensorProto())
+    return tensor
+
+
+def save_tensor(
+    proto: TensorProto,
+    f: IO[bytes] | str | os.PathLike[str],
+    format: _SupportedFormat | None = None,
+) -> None:
+    """Write ``proto`` to a file object (anything with ``write``) or a path.
+
+    The format is chosen as :func:`load_tensor` chooses it.  A path is
+    replaced atomically: the new contents go to a temporary file beside it,
+    which is renamed over it when complete, so an error (a value that cannot
+    be encoded, a full disk) leaves the old file as it was.  ``proto`` may be
+    an onnx ``TensorProto`` too.
+
+    Raises:
+        TypeError: ``proto`` is not a TensorProto, or holds a value of the
+            wrong type; ``f`` is neither a file object nor a path.
+        ValueError: an unknown ``format``; a value out of range.
+        OSError: the file cannot be written.
+    """
+    message = as_message(proto, TensorProto)
+    fmt = _format(format, f)
+    if _has(f, "write"):
+        f.write(registry.get(fmt).serialize_proto(message))  # type: ignore[union-attr]
+        return
+    if not isinstance(f, (str, bytes, os.PathLike)):
+        raise TypeError(f"save_tensor() takes a path or a file object, not {type(f).__name__}")
+    if fmt == "protobuf":
+        save(message, f)
+        return
+    data = registry.get(fmt).serialize_proto(message)
+    target = AtomicFile(f)
+    try:
+        target.file.write(data)
+    except BaseException:
+        target.discard()
+        raise
+    target.commit()

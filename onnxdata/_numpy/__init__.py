@@ -1,0 +1,2 @@
+"""The numpy bridge behind ``numpy_helper``: dtypes, float formats, tensors, sparse.
+"""

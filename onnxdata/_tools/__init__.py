@@ -1,0 +1,2 @@
+"""Tools over messages: the validator, ``show`` and the schema-less ``raw`` dump.
+"""

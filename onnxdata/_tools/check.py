@@ -1,0 +1,835 @@
+"""The validator: every MUST of the reference protos, as a list of violations.
+
+The decoder accepts whatever protobuf accepts, so a well-formed ``.pb`` may
+still break the ONNX rules (a FLOAT tensor with ``int64_data``, a map with
+more keys than values).  :func:`check` reports each such break with the field
+path, and never raises for a bad value: a report is more useful than the first
+exception.  Only the standard library is used.
+
+The walk is generic, driven by the schema: every field's value is checked
+against its kind (what the encoder would refuse: a ``str`` in ``dims``, a
+number in ``raw_data``, a ``TensorProto`` where a ``MapProto`` belongs), and
+every sub-message is visited once, however many times it is shared, with an
+explicit stack instead of recursion.  The ONNX rules then apply per message,
+looked up by the message's schema name, to messages whose values all have the
+right types; so a copy of the schema with the same message names gets the
+same rules.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import sys
+from array import array
+from operator import attrgetter
+
+from .._core.codegen import build
+from .._core.foreign import describe, foreign_name
+from .._core.schema import (
+    BYTES,
+    DOUBLE,
+    FLOAT,
+    KINDS,
+    MESSAGE,
+    STRING,
+    UNKNOWN_FIELDS,
+    is_boolean,
+    is_boolean_type,
+    spec_of,
+)
+from .._core.wire import MAX_DEPTH
+from .._io.external import split_location
+from .._messages.convert import as_message
+from .._messages.datatypes import (
+    ALLOWED,
+    DATA_TYPES,
+    ELEMENT_MESSAGES,
+    STORAGE_FIELDS,
+    element_fields,
+)
+from .._messages.declarations import MESSAGE_TYPES, SequenceProto, TensorProto
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any
+
+    from .._core.schema import FieldSpec, MessageSpec
+    from .._messages.declarations import Message
+
+    _Bad = Callable[[str, str], None]
+    _Reader = Callable[[Any], tuple[Any, str, str | None]]
+    _Sub = tuple[str, bool, Any]  # a message field: name, repeated, class
+    _Rule = Callable[["_Walk", Any, dict[str, Any], _Bad], None]
+    _Readers = tuple[
+        tuple[tuple[str, _Reader], ...],
+        tuple[_Sub, ...],
+        Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]],
+    ]
+
+__all__ = ["Violation", "check"]
+
+DT = TensorProto.DataType
+_MAX_DATA_TYPE = max(DATA_TYPES)
+_MAX_ELEMENT_TYPE = max(ELEMENT_MESSAGES)
+_ELEMENT_OF = {name: k for k, name in ELEMENT_MESSAGES.items()}
+_TENSOR_ELEMENT, _OPTIONAL_ELEMENT = _ELEMENT_OF["TensorProto"], _ELEMENT_OF["OptionalProto"]
+
+
+class Violation:
+    """One broken rule: where (``path``) and what (``message``).
+
+    ``str(v)`` is ``"path: message"``, e.g.
+    ``"SequenceProto.tensor_values[1].data_type: ..."``.
+    """
+
+    __slots__ = ("message", "path")
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+    def __repr__(self) -> str:
+        return f"Violation({self.path!r}, {self.message!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Violation):
+            return NotImplemented
+        return (self.path, self.message) == (other.path, other.message)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def check(message: Message) -> list[Violation]:
+    """Every violation of the ONNX rules in ``message`` and the messages inside it.
+
+    An empty list means the message is valid.  Paths start with the type name,
+    as :class:`DecodeError` paths do.  Element counts are not checked for
+    tensors stored externally or in segments, whose data is elsewhere.
+
+    A value of the wrong type or out of its field's range is a violation (the
+    encoder would refuse it), and so is nesting deeper than protobuf's 100
+    levels or a message that contains itself.  A message shared by several
+    fields is checked once, at the path where the walk meets it first.
+
+    An onnx protobuf message of a data type is checked through its bytes
+    (as an onnxdata copy of it).
+
+    Raises:
+        TypeError: ``message`` is not a data message (onnxdata's or onnx's).
+    """
+    try:
+        spec = spec_of(type(message))
+    except TypeError:
+        if foreign_name(message) is None:
+            raise TypeError(f"check() takes an onnxdata message, not {describe(message)}") from None
+        message = as_message(message, *MESSAGE_TYPES)
+        spec = spec_of(type(message))
+    return _Walk().run(message, spec)
+
+
+# -- the generic walk --------------------------------------------------------------
+
+
+class _Fields:
+    """One message's field values as the rules read them, or why they cannot."""
+
+    __slots__ = ("children", "problems", "rule", "values")
+
+    def __init__(
+        self,
+        rule: _Rule | None,
+        values: dict[str, Any] | None,
+        problems: list[tuple[str, str]],
+        children: list[tuple[str, Any]],
+    ) -> None:
+        self.rule = rule  # the ONNX rules of the message, by its schema name
+        self.values = values  # None when a value has the wrong type: no rule applies
+        self.problems = problems  # (field path relative to the message, what is wrong)
+        self.children = children  # (field path, sub-message), in declaration order
+
+
+class _Path:
+    """Where a message sits: its parent's path and the field that leads to it.
+
+    Paths are linked, not joined, as the walk goes: the text of a path
+    ``depth`` fields long costs ``depth`` steps, so it is made only for a
+    violation, and a chain of thousands of messages costs no quadratic text.
+    """
+
+    __slots__ = ("parent", "part")
+
+    def __init__(self, parent: _Path | None, part: str) -> None:
+        self.parent = parent
+        self.part = part
+
+    def text(self) -> str:
+        parts = []
+        node: _Path | None = self
+        while node is not None:
+            parts.append(node.part)
+            node = node.parent
+        return ".".join(reversed(parts))
+
+
+class _Walk:
+    """One ``check()``: the messages met so far, by identity, and the report."""
+
+    def __init__(self) -> None:
+        self.out: list[Violation] = []
+        self.fields_of: dict[int, _Fields] = {}
+
+    def fields(self, msg: Any) -> _Fields:
+        """The checked fields of ``msg`` (a message), computed once."""
+        key = id(msg)
+        found = self.fields_of.get(key)
+        if found is None:
+            found = self.fields_of[key] = _read_fields(msg, spec_of(type(msg)))
+        return found
+
+    def values(self, msg: Any) -> dict[str, Any] | None:
+        """The field values of a sub-message, or None if it is missing or mistyped."""
+        return None if msg is None else self.fields(msg).values
+
+    def run(self, root: Any, spec: MessageSpec) -> list[Violation]:
+        out = self.out
+        first: dict[int, _Path] = {}  # id -> the path of its first visit
+        inside: set[int] = set()  # the messages whose sub-messages are being walked
+        stack: list[tuple[Any, _Path, int]] = [(root, _Path(None, spec.name), 0)]
+        while stack:
+            msg, path, depth = stack.pop()
+            key = id(msg)
+            if depth < 0:  # every sub-message of msg is done
+                inside.discard(key)
+                continue
+            if key in inside:
+                cycle = f"a cycle: the message at {first[key].text()} is nested inside itself"
+                out.append(Violation(path.text(), cycle))
+                continue
+            if key in first:
+                continue  # shared: checked where it was met first
+            first[key] = path
+            if depth == MAX_DEPTH + 1:
+                deep = f"messages nested more than {MAX_DEPTH} deep: protobuf cannot encode it"
+                out.append(Violation(path.text(), deep))
+            fields = self.fields(msg)
+            for where, problem in fields.problems:
+                out.append(Violation(f"{path.text()}.{where}", problem))
+            if fields.values is not None and fields.rule is not None:
+                fields.rule(self, msg, fields.values, _reporter(out, path))
+            if fields.children:
+                inside.add(key)
+                stack.append((msg, path, -1))
+                depth += 1
+                stack.extend([(sub, _Path(path, where), depth)
+                              for where, sub in reversed(fields.children)])  # fmt: skip
+        return out
+
+
+def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
+    readers, subs, fast = _READERS.get(spec) or _make_readers(spec)
+    try:
+        values, problems = fast(msg)
+    except AttributeError:  # a field's attribute was deleted: one field at a time
+        values, problems = {}, []
+        for name, read in readers:
+            try:
+                value = getattr(msg, name)
+            except AttributeError:
+                problems.append((name, "has no value (its attribute was deleted)"))
+                value = None
+            else:
+                value, where, problem = read(value)
+                if problem is not None:
+                    problems.append((where, problem))
+            values[name] = value
+    children: list[tuple[str, Any]] = []
+    for name, repeated, cls in subs:
+        value = values[name]
+        if not repeated:
+            if value is not None and isinstance(value, cls):
+                children.append((name, value))
+        elif len(value):
+            children.extend((f"{name}[{i}]", m) for i, m in enumerate(value) if isinstance(m, cls))
+    try:
+        unknown = getattr(msg, UNKNOWN_FIELDS)
+    except AttributeError:
+        problems.append((UNKNOWN_FIELDS, "has no value (its attribute was deleted)"))
+    else:
+        if not isinstance(unknown, (bytes, bytearray, memoryview)):
+            problems.append((UNKNOWN_FIELDS, f"expected bytes, found {_type(unknown)}"))
+        elif len(unknown):
+            problem = _unknown_problem(spec, unknown)
+            if problem is not None:
+                problems.append((UNKNOWN_FIELDS, problem))
+    return _Fields(_RULES.get(spec.name), None if problems else values, problems, children)
+
+
+_READERS: dict[MessageSpec, _Readers] = {}
+
+
+def _make_readers(spec: MessageSpec) -> _Readers:
+    """Per field of ``spec``: a function from its value to (value as the rules read it,
+    where it is wrong, what is wrong); the message fields, to walk into; and
+    all the readers in one generated function."""
+    readers = tuple((f.name, _reader(f)) for f in spec.fields)
+    made = (
+        readers,
+        tuple((f.name, f.repeated, f.message) for f in spec.fields if f.kind == MESSAGE),
+        _make_fast(spec, readers),
+    )
+    _READERS[spec] = made
+    return made
+
+
+def _make_fast(
+    spec: MessageSpec, readers: tuple[tuple[str, _Reader], ...]
+) -> Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]]:
+    """Generate one function that reads every field of a ``spec`` message.
+
+    As ``dataclasses`` generates ``__init__``: the attributes are read in one
+    ``attrgetter`` call, each value passes a test inlined for its kind (unset,
+    an empty list, an int in range, ``bytes``, an ASCII ``str``, an ``array``
+    of the field's typecode, a message of the field's class), and only other
+    values go through the field's reader.  Raises AttributeError if an
+    attribute was deleted.
+    """
+    # The slots, not the fields' names: an unused repeated field is None in
+    # its slot (read here as an empty list, never mutated), and reading the
+    # property would make its container.
+    names = [f.slot for f in spec.fields]
+    env: dict[str, Any] = {"array": array, "EMPTY": []}
+    lines = ["def read_fields(msg):", "    problems = []"]
+    if names:  # attrgetter of one name gives the value, of several a tuple
+        env["get"] = attrgetter(*names)
+        lines.append(f"    ({', '.join(f'v{i}' for i in range(len(names)))},) = get(msg)")
+        if len(names) == 1:
+            lines[-1] = "    v0 = get(msg)"
+    for i, f in enumerate(spec.fields):
+        if f.repeated:
+            lines.append(f"    if v{i} is None:\n        v{i} = EMPTY")
+    for i, (f, (_, read)) in enumerate(zip(spec.fields, readers, strict=True)):
+        v = f"v{i}"
+        env[f"read{i}"] = read
+        if f.repeated:
+            test = f"{v} is EMPTY or (type({v}) is list and not {v})"
+            code = KINDS[f.kind].typecode
+            if code is not None:
+                test += f" or (isinstance({v}, array) and {v}.typecode == {code!r})"
+        elif f.bounds is not None:
+            lo, hi = f.bounds
+            test = f"{v} is None or (type({v}) is int and {lo} <= {v} <= {hi})"
+        elif f.kind == BYTES:
+            test = f"{v} is None or type({v}) is bytes"
+        elif f.kind == STRING:
+            test = f"{v} is None or (type({v}) is str and {v}.isascii())"
+        elif f.kind == MESSAGE:
+            env[f"cls{i}"] = f.message
+            test = f"{v} is None or type({v}) is cls{i}"
+        else:
+            test = f"{v} is None"
+        lines += [
+            f"    if not ({test}):",
+            f"        {v}, where, problem = read{i}({v})",
+            "        if problem is not None:",
+            "            problems.append((where, problem))",
+        ]
+    fields = ", ".join(f"{name!r}: v{i}" for i, (name, _) in enumerate(readers))
+    lines.append(f"    return {{{fields}}}, problems")
+    build("\n".join(lines), f"<onnxdata check reader {spec.name}>", env)
+    made: Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]] = env["read_fields"]
+    return made
+
+
+def _reader(f: FieldSpec) -> _Reader:
+    """The check of one field's value, with the common right values tested first."""
+    name = f.name
+    if f.repeated:
+        code = KINDS[f.kind].typecode
+
+        def read_repeated(value: Any) -> tuple[Any, str, str | None]:
+            kind = type(value)
+            if (kind is list and not value) or (
+                isinstance(value, array) and value.typecode == code
+            ):
+                return value, name, None
+            return _repeated(f, value)
+
+        if f.bounds is None:
+            return read_repeated
+        lo, hi = f.bounds
+
+        def read_ints(value: Any) -> tuple[Any, str, str | None]:
+            if type(value) is list and len(value) <= 8:  # dims: short lists of ints
+                for x in value:
+                    if type(x) is not int or x < lo or x > hi:
+                        break
+                else:
+                    return value, name, None
+            return read_repeated(value)
+
+        return read_ints
+    if f.bounds is not None:
+        lo, hi = f.bounds
+
+        def read_int(value: Any) -> tuple[Any, str, str | None]:
+            if value is None or (type(value) is int and lo <= value <= hi):
+                return value, name, None
+            problem = _scalar(f, value)
+            return (value if problem else operator.index(value)), name, problem
+
+        return read_int
+    if f.kind == BYTES:
+
+        def read_bytes(value: Any) -> tuple[Any, str, str | None]:
+            if value is None or type(value) is bytes:
+                return value, name, None
+            problem = _scalar(f, value)
+            return (value if problem else _byte_view(value)), name, problem
+
+        return read_bytes
+    if f.kind == STRING:
+
+        def read_string(value: Any) -> tuple[Any, str, str | None]:
+            if value is None or (type(value) is str and value.isascii()):
+                return value, name, None
+            return value, name, _scalar(f, value)
+
+        return read_string
+
+    def read(value: Any) -> tuple[Any, str, str | None]:
+        return value, name, _single(f, value)
+
+    return read
+
+
+def _unknown_problem(spec: MessageSpec, data: bytes | bytearray | memoryview) -> str | None:
+    """What the encoder would refuse in ``unknown_fields``: bytes that are not
+    well-formed fields, or that hold fields the message knows (protobuf would
+    read them back as those fields)."""
+    from .._codec.decode import decode_message
+    from .._core.errors import DecodeError
+
+    try:
+        data = _byte_view(data)
+        decoded: Any = decode_message(spec.cls, data)
+    except DecodeError as err:
+        return f"not well-formed protobuf fields: {err}"
+    if bytes(getattr(decoded, UNKNOWN_FIELDS)) != bytes(data):
+        return "holds fields this message knows: protobuf would read them as those fields"
+    return None
+
+
+def _type(value: Any) -> str:
+    if foreign_name(value) is not None:
+        return describe(value)  # onnx's message: say so, its class name is the same
+    return type(value).__qualname__
+
+
+def _byte_view(value: Any) -> bytes | memoryview:
+    """A bytes-like value as something whose ``len`` counts bytes."""
+    if type(value) is bytes:
+        return value
+    view = memoryview(value)
+    return view.cast("B") if view.c_contiguous else memoryview(view.tobytes())
+
+
+def _single(f: FieldSpec, value: Any) -> str | None:
+    """What is wrong with a singular field's value, or None."""
+    return None if value is None else _element(f, value)
+
+
+def _scalar(f: FieldSpec, value: Any) -> str | None:
+    """What is wrong with one scalar value of ``f``'s kind, or None."""
+    kind = f.kind
+    if f.bounds is not None:  # an integer kind
+        if is_boolean(value):
+            return f"expected an integer, found {_type(value)}"
+        try:
+            number = operator.index(value)
+        except TypeError:
+            return f"expected an integer, found {_type(value)}"
+        lo, hi = f.bounds
+        if not lo <= number <= hi:
+            return f"{number} is out of range for {kind}"
+        return None
+    if kind in (FLOAT, DOUBLE):
+        if isinstance(value, (str, bytes, bytearray)):
+            return f"expected a number, found {_type(value)}"
+        try:
+            array(KINDS[kind].typecode or "d", [value])
+        except (TypeError, ValueError, OverflowError):
+            return f"expected a number, found {_type(value)}"
+        return None
+    if kind == STRING:
+        if not isinstance(value, str):
+            return f"expected a str, found {_type(value)}"
+        try:
+            value.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError as exc:
+            return f"not encodable as UTF-8: {exc.reason} at index {exc.start}"
+        return None
+    if kind == BYTES:
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return None
+        return f"expected bytes, found {_type(value)}"
+    raise AssertionError(f"no check for the kind {kind!r}")  # pragma: no cover
+
+
+def _repeated(f: FieldSpec, value: Any) -> tuple[Any, str, str | None]:
+    """A repeated field's values as a sized sequence, and where and what is wrong."""
+    if value is None:
+        return [], f.name, None  # an empty field, as protobuf's constructor takes it
+    code = KINDS[f.kind].typecode
+    if code is not None and isinstance(value, array) and value.typecode == code:
+        return value, f.name, None  # decoded packed fields: right by construction
+    if isinstance(value, (str, bytes, bytearray)):
+        return [], f.name, f"expected a sequence, found {_type(value)}"
+    if f.kind in (FLOAT, DOUBLE) and code is not None and _float_buffer(value, code):
+        return value, f.name, None  # decode(copy=False) views, float numpy arrays
+    try:
+        if iter(value) is value:
+            return [], f.name, f"expected a sequence, found {_type(value)} (read only once)"
+        items = value if type(value) in (list, tuple) else list(value)
+    except TypeError:
+        return [], f.name, f"expected a sequence, found {_type(value)}"
+    if _all_valid(f, items, code):
+        if f.bounds is not None and operator.countOf(map(type, items), int) != len(items):
+            items = [operator.index(x) for x in items]  # numpy integers, as plain ints
+        return items, f.name, None
+    for i, item in enumerate(items):
+        problem = _element(f, item)
+        if problem is not None:
+            return items, f"{f.name}[{i}]", problem
+    return items, f.name, None  # e.g. bytearray entries, which the fast test leaves to this loop
+
+
+def _element(f: FieldSpec, value: Any) -> str | None:
+    """What is wrong with one element of a repeated field (None is never one), or None."""
+    if f.kind == MESSAGE:
+        if isinstance(value, f.message):
+            return None
+        return f"expected a {spec_of(f.message).name}, found {_type(value)}"
+    return _scalar(f, value)
+
+
+def _all_valid(f: FieldSpec, items: Any, code: str | None) -> bool:
+    """Whether every item is right, in a few C-level passes where the kind allows."""
+    kind = f.kind
+    if kind == BYTES:
+        return operator.countOf(map(type, items), bytes) == len(items)
+    if code is None:
+        return False  # one by one
+    try:
+        array(code, items)  # refuses non-numbers and, for integers, values out of range
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return f.bounds is None or not any(map(is_boolean_type, set(map(type, items))))
+
+
+def _float_buffer(value: Any, code: str) -> bool:
+    """A 1-D contiguous buffer of the field's own float type (not a list)."""
+    if isinstance(value, (list, tuple, array, bytes, bytearray)):
+        return False
+    try:
+        view = memoryview(value)
+    except TypeError:
+        return False
+    return view.ndim == 1 and view.c_contiguous and view.format.lstrip("@=<") == code
+
+
+# -- the ONNX rules, per message -------------------------------------------------
+
+
+def _count(dims: Any) -> int:
+    return math.prod(int(d) for d in dims)
+
+
+def _type_name(data_type: int) -> str:
+    found = DATA_TYPES.get(data_type)
+    if found is not None:
+        return found.name
+    return "UNDEFINED" if data_type == 0 else str(data_type)
+
+
+def _reporter(out: list[Violation], path: _Path) -> _Bad:
+    """``bad(field, message)``: report a violation at ``field`` of the message at ``path``."""
+
+    def bad(field: str, message: str) -> None:
+        where = path.text()
+        out.append(Violation(f"{where}.{field}" if field else where, message))
+
+    return bad
+
+
+def _tensor(walk: _Walk, msg: Any, t: dict[str, Any], bad: _Bad) -> None:
+    dt = t["data_type"] if t["data_type"] is not None else 0
+    info = DATA_TYPES.get(dt)
+    valid_type = info is not None or dt == DT.UNDEFINED
+    if not valid_type:
+        bad("data_type", f"{dt} is not a TensorProto.DataType (0..{_MAX_DATA_TYPE})")
+    dims = t["dims"]
+    negative = [i for i, d in enumerate(dims) if d < 0]
+    for i in negative:
+        bad(f"dims[{i}]", f"{dims[i]} is negative")
+    location = t["data_location"]
+    if location is not None and location not in (TensorProto.DEFAULT, TensorProto.EXTERNAL):
+        bad("data_location", f"{location} is neither DEFAULT (0) nor EXTERNAL (1)")
+    external = location == TensorProto.EXTERNAL
+    raw = t["raw_data"]
+    used = [name for name in STORAGE_FIELDS if len(t[name])]
+    if raw is not None and len(raw):  # an empty raw_data holds no values, as onnx reads it
+        used.append("raw_data")
+    if external:
+        _external_entries(walk, t, used, bad)
+    for name in used:
+        if name == "raw_data":
+            if dt in (DT.STRING, DT.UNDEFINED):
+                bad("raw_data", f"raw_data is not allowed for data_type {_type_name(dt)}")
+        elif not valid_type or dt not in ALLOWED[name]:
+            bad(name, f"{name} is not allowed for data_type {_type_name(dt)}")
+    if len(used) > 1:
+        bad(used[1], f"more than one storage field holds values: {', '.join(used)}")
+
+    if dt == DT.BOOL and raw is not None and bytes(raw).translate(None, b"\0\1"):
+        bad("raw_data", "BOOL raw_data bytes must be 0 or 1")
+    if info is not None and info.packed == 6:
+        for i, v in enumerate(t["int32_data"]):
+            if v & ~0x3F:
+                bad(f"int32_data[{i}]", f"6-bit value {v} has bits 6-31 set")
+                break
+
+    if external or t["segment"] is not None or negative or info is None:
+        return
+    n = _count(dims)
+    if not used:
+        if n:
+            bad("dims", f"dims {list(dims)} hold {n} elements but no values are stored")
+        return
+    if len(used) > 1:
+        return
+    name = used[0]
+    if name == "raw_data":
+        want = info.raw_size(n)
+        if len(raw) != want:
+            bad("raw_data", f"{len(raw)} bytes, but dims {list(dims)} of {info.name} need {want}")
+        elif info.packed == 6 and n * 6 % 8 and raw[-1] >> (n * 6 % 8):
+            bad("raw_data", f"the padding bits after the last {info.name} value are not zero")
+        return
+    want = info.stored_count(n)
+    have = len(t[name])
+    if have != want:
+        bad(name, f"{have} values, but dims {list(dims)} of {info.name} need {want}")
+
+
+def _external_entries(walk: _Walk, t: dict[str, Any], used: list[str], bad: _Bad) -> None:
+    """An EXTERNAL tensor names a safe relative location, and holds no values itself."""
+    locations = [
+        (i, e["value"])
+        for i, e in enumerate(map(walk.values, t["external_data"]))
+        if e is not None and e["key"] == "location"
+    ]
+    if not any(value for _, value in locations):
+        bad("external_data", "data_location is EXTERNAL but no non-empty 'location' entry")
+    for i, value in locations:
+        if value:
+            try:
+                split_location(value, t["name"] or "")
+            except ValueError as err:
+                bad(f"external_data[{i}].value", str(err))
+    if used:
+        bad(used[0], f"data_location is EXTERNAL, so the values must not be in the message too: "
+                     f"{', '.join(used)}")  # fmt: skip
+
+
+def _index_values(t: dict[str, Any]) -> list[int] | None:
+    """The INT64 indices as ints, or None when they are not readable here."""
+    if len(t["int64_data"]):
+        return [int(v) for v in t["int64_data"]]
+    if t["raw_data"] is not None:
+        raw = bytes(t["raw_data"])
+        if len(raw) % 8:
+            return None
+        values = array("q")
+        values.frombytes(raw)
+        if sys.byteorder == "big":  # pragma: no cover - little-endian hosts here
+            values.byteswap()
+        return values.tolist()
+    return []
+
+
+def _sparse(walk: _Walk, msg: Any, s: dict[str, Any], bad: _Bad) -> None:
+    dense = s["dims"]
+    for i, d in enumerate(dense):
+        if d < 0:
+            bad(f"dims[{i}]", f"{d} is negative")
+    values, indices = walk.values(s["values"]), walk.values(s["indices"])
+    if (s["values"] is not None and values is None) or (s["indices"] is not None
+                                                        and indices is None):  # fmt: skip
+        return  # a sub-tensor with values of the wrong types: reported there
+    if values is None:
+        bad("values", "values is missing")
+    else:
+        if not values["name"]:
+            bad("values.name", "values must have a non-empty name")
+        if len(values["dims"]) != 1:
+            bad("values.dims", f"values must be 1-D, found dims {list(values['dims'])}")
+    if indices is None:
+        if values is not None and len(values["dims"]) == 1 and values["dims"][0] > 0:
+            bad("indices", "indices is missing")
+        return
+    if indices["data_type"] != DT.INT64:
+        bad(
+            "indices.data_type",
+            f"indices must be INT64, found {_type_name(indices['data_type'] or 0)}",
+        )
+        return
+    rank = len(dense)
+    nnz = values["dims"][0] if values is not None and len(values["dims"]) == 1 else None
+    idims = list(indices["dims"])
+    if len(idims) == 1:
+        linear = True
+    elif len(idims) == 2 and idims[1] == rank:
+        linear = False
+    else:
+        bad("indices.dims", f"indices must be [NNZ] or [NNZ, {rank}], found {idims}")
+        return
+    if nnz is not None and idims[0] != nnz:
+        bad("indices.dims", f"indices hold {idims[0]} entries but values hold {nnz}")
+        return
+    if any(d < 0 for d in dense) or indices["data_location"] == TensorProto.EXTERNAL:
+        return
+    if any(d < 0 for d in idims):
+        return  # reported on indices itself
+    flat = _index_values(indices)
+    if flat is None or len(flat) != _count(idims):
+        return  # already reported on indices itself
+    keys: list[Any]
+    if linear:
+        keys = flat
+        size = _count(dense)
+        for i, k in enumerate(flat):
+            if not 0 <= k < size:
+                bad(f"indices[{i}]", f"index {k} is outside the {size} elements of dims "
+                                     f"{list(dense)}")  # fmt: skip
+                return
+    else:
+        keys = [tuple(flat[i * rank : (i + 1) * rank]) for i in range(idims[0])]
+        for i, key in enumerate(keys):
+            for j, k in enumerate(key):
+                if not 0 <= k < dense[j]:
+                    bad(f"indices[{i}]", f"index {list(key)} is outside dims {list(dense)}")
+                    return
+    for i in range(1, len(keys)):
+        if keys[i] <= keys[i - 1]:
+            what = "repeats" if keys[i] == keys[i - 1] else "is not after"
+            bad(
+                f"indices[{i}]",
+                f"index {keys[i]} {what} index {keys[i - 1]}: indices must be ascending and unique",
+            )
+            return
+
+
+def _element_type(msg: Any, v: dict[str, Any], bad: _Bad) -> None:
+    """elem_type is a DataType, and only its field holds values."""
+    cls = type(msg)
+    what = spec_of(cls).name
+    et = v["elem_type"] if v["elem_type"] is not None else 0
+    if not 0 <= et <= _MAX_ELEMENT_TYPE:
+        problem = f"{et} is not a {what}.DataType (0..{_MAX_ELEMENT_TYPE})"
+        bad("elem_type", problem)
+        return
+    fields = element_fields(cls)
+    populated = [
+        (k, f.name)
+        for k, f in fields.items()
+        if (len(v[f.name]) if f.repeated else v[f.name] is not None)
+    ]
+    if len(populated) > 1:
+        names = ", ".join(name for _, name in populated)
+        bad("", f"more than one element type is populated: {names}")
+    for k, name in populated:
+        if k != et:
+            expected = SequenceProto.DataType(et).name  # OptionalProto's are the same
+            bad(name, f"{name} is populated but elem_type is {expected}")
+
+
+def _sequence(walk: _Walk, msg: Any, s: dict[str, Any], bad: _Bad) -> None:
+    _element_type(msg, s, bad)
+    tensors = element_fields(type(msg)).get(_TENSOR_ELEMENT)
+    if tensors is None:
+        return
+    typed = [(i, walk.values(t)) for i, t in enumerate(s[tensors.name])]
+    kinds = {v["data_type"] for _, v in typed if v is not None}
+    if len(kinds) > 1:
+        first = next(v["data_type"] for _, v in typed if v is not None)
+        for i, v in typed:
+            if v is not None and v["data_type"] != first:
+                bad(
+                    f"{tensors.name}[{i}].data_type",
+                    f"tensors in a sequence must share one data_type: "
+                    f"{_type_name(v['data_type'] or 0)} after {_type_name(first or 0)}",
+                )
+                break
+
+
+def _map(walk: _Walk, msg: Any, m: dict[str, Any], bad: _Bad) -> None:
+    kt = m["key_type"] if m["key_type"] is not None else 0
+    info = DATA_TYPES.get(kt)
+    keys: list[Any]
+    if kt == DT.STRING:
+        keys = [bytes(k) for k in m["string_keys"]]
+        if len(m["keys"]):
+            bad("keys", "key_type is STRING, so keys must be in string_keys, not keys")
+    elif info is not None and info.key is not None:
+        keys = list(m["keys"])
+        if len(m["string_keys"]):
+            bad("string_keys", f"key_type is {info.name}, so keys must be in keys")
+        lo, hi = info.key
+        for i, k in enumerate(keys):
+            if not lo <= k <= hi:
+                bad(f"keys[{i}]", f"{k} is out of range for {info.name}")
+                break
+    else:
+        bad("key_type", f"{_type_name(kt)} is not an allowed key type (an integer type or STRING)")
+        keys = list(m["keys"]) or [bytes(k) for k in m["string_keys"]]
+    seen: set[Any] = set()
+    field = "string_keys" if kt == DT.STRING else "keys"
+    for i, k in enumerate(keys):
+        if k in seen:
+            bad(f"{field}[{i}]", f"key {k!r} repeats an earlier key")
+            break
+        seen.add(k)
+    sub = m["values"]
+    n_values = 0
+    if sub is not None:
+        values = walk.values(sub)
+        if values is None:
+            return  # values of the wrong types: reported there
+        fields = element_fields(type(sub))
+        optional = fields.get(_OPTIONAL_ELEMENT)
+        if values["elem_type"] == _OPTIONAL_ELEMENT or (
+            optional is not None and len(values[optional.name])
+        ):
+            bad("values.elem_type", "map values must be tensors, sparse tensors, maps or sequences")
+        n_values = sum(len(values[f.name]) for f in fields.values())
+    if n_values != len(keys):
+        bad("values", f"{len(keys)} keys but {n_values} values")
+
+
+def _optional(walk: _Walk, msg: Any, o: dict[str, Any], bad: _Bad) -> None:
+    _element_type(msg, o, bad)
+
+
+_RULES: dict[str, _Rule] = {
+    "TensorProto": _tensor,
+    "SparseTensorProto": _sparse,
+    "SequenceProto": _sequence,
+    "MapProto": _map,
+    "OptionalProto": _optional,
+}
+"""The ONNX rules of each message, by schema name (the entries and segments have none)."""

@@ -1,0 +1,1 @@
+"""The wire format and the schema (onnxdata._core)."""

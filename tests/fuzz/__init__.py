@@ -1,0 +1,1 @@
+"""The fuzzing toolkit, its seeds and atheris targets (onnxdata._fuzz, fuzz, strategies)."""

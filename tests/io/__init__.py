@@ -1,0 +1,1 @@
+"""Files, streams and external data (onnxdata._io)."""

@@ -1,0 +1,1 @@
+"""The protobuf message API of the ONNX messages (onnxdata._messages)."""

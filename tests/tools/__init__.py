@@ -1,0 +1,1 @@
+"""The validator, checker and the command line (onnxdata._tools, cli)."""
