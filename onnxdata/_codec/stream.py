@@ -214,7 +214,16 @@ def changed(written: int, measured: int) -> RuntimeError:
 
 
 def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:
-    """See :meth:`Message.encode_to`."""
+    """Write ``msg``'s encoding to ``file``; see :meth:`Message.encode_to`.
+
+    Raises:
+        EncodeError: as ``encode()``, before anything is written.
+        BlockingIOError: ``file`` is non-blocking and full (``characters_written``
+            is the number of bytes it took).
+        OSError, TypeError: ``file.write`` failed or broke the I/O contract
+            (see ``_core/writing.py``); ``file`` has no ``write``.
+        RuntimeError: the message changed while it was written.
+    """
     cls = type(msg)
     encode = encoder(cls, True)
     write = writer_of(file)

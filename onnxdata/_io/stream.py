@@ -114,8 +114,11 @@ class SequenceWriter:
                 field holds a value of the wrong type (an ``EncodeTypeError``).
             ValueError: as :meth:`Message.encode`; or the writer is closed, or
                 an earlier append failed to write (the writer refuses to go on).
-            OSError: from writing; the writer is then broken: later calls raise
-                ValueError, and a path's target is never replaced.
+            OSError: from writing (``BlockingIOError`` for a non-blocking file
+                that is full: its ``characters_written`` counts the bytes the
+                file took since the writer was made); the writer is then
+                broken: later calls raise ValueError, and a path's target is
+                never replaced.
         """
         if self._closed:
             raise ValueError("append() on a closed SequenceWriter")

@@ -107,10 +107,18 @@ class Message:
         over ``max_size``.  Extra memory: 8 bytes per sub-message, plus a
         buffer of at most 1 MiB.  Don't change the message meanwhile.
 
+        A short write is followed by another for the rest.  Nothing is
+        reported written that ``file`` did not take: a non-blocking file that
+        is full (``write`` returns ``None``) raises ``BlockingIOError``.
+
         Raises:
             TypeError, ValueError, OverflowError: as :meth:`encode`, before
                 anything is written.
-            OSError: from ``file.write``.
+            BlockingIOError: ``file`` is non-blocking and full;
+                ``characters_written`` is the number of bytes it took.
+            OSError: from ``file.write``, or ``write`` returned 0, a negative
+                count or more than it was given.
+            TypeError: ``write`` returned something other than ``None`` or an integer.
             RuntimeError: the message changed while it was written.
         """
         from .._codec.stream import encode_to

@@ -1,9 +1,9 @@
 """``encode_to(file)`` writes exactly what ``encode()`` returns, in bounded memory.
 
 Byte-identical output (hypothesis), to writers that take part of a buffer
-(a writer returning None is refused: tests/io/test_encode_to_writes.py); large payloads passed on without a copy; long packed integer
-fields streamed in pieces; the errors ``encode()`` raises, raised before a
-single byte is written.
+(one returning None is refused: tests/io/test_encode_to_writes.py); large
+payloads passed on without a copy; long packed integer fields streamed in
+pieces; the errors ``encode()`` raises, raised before a single byte is written.
 """
 
 from __future__ import annotations
