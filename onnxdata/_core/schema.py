@@ -29,7 +29,14 @@ import sys
 from array import array
 from enum import IntEnum
 
-from .repeated import RepeatedMessages, RepeatedScalars, message_list, to_messages, to_scalars
+from .repeated import (
+    RepeatedMessages,
+    RepeatedScalars,
+    message_list,
+    to_list,
+    to_messages,
+    to_scalars,
+)
 from .wire import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MASK64, encode_varint
 
 TYPE_CHECKING = False
@@ -260,8 +267,11 @@ class FieldSpec:
     def convert(self, value: Any) -> Any:
         """A value assigned to a repeated field, as the field's container.
 
-        A copy, as protobuf makes; what cannot be converted is kept as given,
-        for ``encode()`` to refuse with the field's path (see ``_repeated.py``).
+        Always a new container, for every kind of repeated field, as protobuf
+        makes: the caller's list (or another message's container) is never
+        shared, so changing it afterwards leaves the message alone.  What
+        cannot be converted is kept as given, for ``encode()`` to refuse with
+        the field's path (see ``_core/repeated.py``).
         """
         if self.typecode is not None:
             return to_scalars(self.typecode, value)
@@ -270,7 +280,9 @@ class FieldSpec:
             if type(value) is list:  # the usual value: a plain list, copied
                 return made(value)
             return to_messages(made, value)
-        return value
+        if type(value) is list:  # the usual value: copied, the fastest way there is
+            return value.copy()
+        return to_list(value)
 
     def messages_class(self) -> type[RepeatedMessages]:
         """A MESSAGE field's ``RepeatedMessages`` class, resolved once."""
