@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 
 from onnxdata import SequenceProto, SequenceWriter, TensorProto
-from onnxdata._core.writing import write_all
 
 BIG = TensorProto(dims=[1 << 18], data_type=1, name="big", float_data=array("f", bytes(1 << 20)))
 
@@ -223,25 +222,6 @@ def test_a_blocking_io_error_raised_by_write_is_counted_from_the_stream_start() 
     with pytest.raises(BlockingIOError) as caught:
         writer.append(BIG)
     assert caught.value.characters_written == first + 5
-
-
-def test_write_all_counts_bytes_whatever_the_items() -> None:
-    values = array("d", [1.0, 2.0, 3.0])
-    fake = Fake(then=8)
-    assert write_all(fake.write, memoryview(values)) == 24
-    assert bytes(fake.data) == values.tobytes()
-    assert write_all(Fake().write, b"") == 0
-
-
-def test_write_all_passes_large_pieces_whole() -> None:
-    seen: list[int] = []
-
-    def write(piece: Any) -> int:
-        seen.append(len(piece))
-        return len(piece)
-
-    write_all(write, bytes(3 << 20))
-    assert seen == [3 << 20]
 
 
 def test_a_blocking_file_object_still_gets_everything() -> None:
