@@ -239,3 +239,16 @@ def test_a_blocking_unbuffered_pipe_gets_everything() -> None:
         assert _drain(r) == _small().encode()
     finally:
         os.close(r)
+
+
+def test_save_tensor_to_a_full_nonblocking_pipe_raises() -> None:
+    # onnx's save_tensor(proto, f) writes through the same helper.
+    from onnxdata import save_tensor
+
+    expected = BIG.encode()
+    with nonblocking_pipe() as (r, file):
+        with pytest.raises(BlockingIOError) as caught:
+            save_tensor(BIG, file)
+        got = _drain(r)
+    assert 0 < caught.value.characters_written == len(got) < len(expected)
+    assert got == expected[: len(got)]
