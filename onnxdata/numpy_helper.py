@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy.typing as npt
 
+from ._core.access import CROWDED, alone, held
 from ._core.foreign import foreign_name
-from ._core.schema import CROWDED, alone, held
 from ._messages.convert import as_message
 from ._messages.datatypes import DATA_TYPES, element_fields
 from ._messages.declarations import (

@@ -33,10 +33,11 @@ import struct
 from _thread import allocate_lock
 from array import array
 
+from .._core.blanks import blank_maker, blank_source
 from .._core.codegen import build
 from .._core.errors import DecodeError
 from .._core.repeated import RepeatedScalars
-from .._core.schema import KINDS, MESSAGE, MessageSpec, blank_maker, blank_source, spec_of
+from .._core.schema import KINDS, MESSAGE, MessageSpec, spec_of
 from .._core.wire import (
     BIG_ENDIAN,
     LEN,

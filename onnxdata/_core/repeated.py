@@ -14,8 +14,12 @@ against ``onnx`` relies on all of that, so the fields hold:
 - a plain ``list`` for the other repeated fields (``dims``, ``keys``,
   ``string_data``, ``string_keys``), which already behaves like protobuf's.
 
+Whatever the container, a value assigned is copied into a new one
+(:func:`to_scalars`, :func:`to_messages`, :func:`to_list`): as with
+protobuf, changing the caller's list afterwards never changes the message.
+
 A message makes the container of a repeated field on first access, so an
-empty field costs no object (see ``_schema.py``).  A value assigned to the
+empty field costs no object (see ``_core/classes.py``).  A value assigned to the
 field (in ``__init__`` or by ``=``) is converted to the container; a value
 that cannot be (a string in ``float_data``, ``True`` in ``int64_data``, an
 int32 out of range) is kept as given, so that ``encode()`` refuses it with
@@ -38,6 +42,7 @@ __all__ = [
     "RepeatedScalars",
     "message_list",
     "messages_of",
+    "to_list",
     "to_messages",
     "to_scalars",
 ]
@@ -240,3 +245,21 @@ def to_messages(container: type[RepeatedMessages], values: Any) -> Any:
         return container(values)
     except Exception:  # whatever iterating raised: the encoder reports it
         return values
+
+
+def to_list(values: Any) -> Any:
+    """``values`` as a new ``list`` (a shallow copy: the elements are kept).
+
+    For the repeated fields that are plain lists (``dims``, ``string_data``,
+    ``keys``, ``string_keys``).  A ``str``, which protobuf refuses, and what is
+    not an iterable are returned as given: the encoder refuses both with the
+    field's path.  A bytes-like object is a sequence of small integers, as
+    protobuf iterates it.  What iterating raises (a generator that fails) is
+    raised here.
+    """
+    if isinstance(values, str) or not hasattr(values, "__iter__"):
+        return values
+    tolist = getattr(values, "tolist", None)
+    if tolist is not None and not isinstance(values, list) and hasattr(values, "dtype"):
+        return tolist()  # a numpy array: its values as Python's own ints and bytes
+    return list(values)

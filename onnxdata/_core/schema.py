@@ -1,27 +1,26 @@
-"""The schema: every message and field, declared once, and what is built from it.
+"""The schema: every message and field, declared once, and what the layers read of it.
 
-A message class in ``_messages.py`` declares each field as protobuf's
-``.proto`` does, with :func:`field`: its number, its scalar kind (or
-``MESSAGE``), and whether it is repeated.  :func:`message` turns the class
-into a slotted, keyword-only dataclass and attaches a :class:`MessageSpec`,
-the descriptor that every other layer reads instead of naming fields itself:
+A message class in ``_messages/declarations.py`` declares each field as
+protobuf's ``.proto`` does, with :func:`field`: its number, its scalar kind
+(or ``MESSAGE``), and whether it is repeated.  ``@message``
+(``_core/classes.py``) turns the class into a slotted, keyword-only dataclass
+and attaches a :class:`MessageSpec`, the descriptor that every other layer
+reads instead of naming fields itself:
 
-- the codec (``_decode.py``, ``_encode.py``) generates one decoder and one
-  encoder per message from it, the way ``dataclasses`` generates ``__init__``;
+- the codec (``_codec/decode.py``, ``_codec/encode.py``) generates one
+  decoder and one encoder per message from it, the way ``dataclasses``
+  generates ``__init__``;
 - JSON, the validator's walk, ``show``, type detection, the strategies and
   the error paths look fields up in it by name or number.
 
-So adding a field or a message is one edit here and in ``_messages.py``'s
-declarations, and every layer picks it up (``tests/core/test_schema.py`` adds a
-field to a copy of the declarations and round-trips it).
+So adding a field or a message is one edit to the declarations, and every
+layer picks it up (``tests/core/test_schema.py`` adds a field to a copy of
+the declarations and round-trips it).
 
-The classes are built without importing ``dataclasses``: ``import
-dataclasses`` pulls in ``inspect``, ``ast``, ``dis`` and ``re``, most of what
-``import onnxdata`` would otherwise cost on every cold start.  What
-``dataclasses`` would have attached (``__dataclass_fields__``) is made from a
-real dataclass the first time anything asks for it, so ``dataclasses.fields``,
-``asdict``, ``replace`` and ``is_dataclass`` work.  Type checkers see a
-dataclass through ``dataclass_transform``.
+What is built from the schema lives beside it, one concern a module:
+``classes.py`` (the class: ``__init__``, ``__repr__``, the repeated fields'
+properties), ``blanks.py`` (empty messages for the decoder's generated code)
+and ``access.py`` (reading fields of many messages without making containers).
 """
 
 from __future__ import annotations
@@ -29,51 +28,50 @@ from __future__ import annotations
 import sys
 from array import array
 from enum import IntEnum
-from functools import partial
-from operator import attrgetter
 
-from .codegen import build
-from .repeated import RepeatedMessages, RepeatedScalars, message_list, to_messages, to_scalars
+from .repeated import (
+    RepeatedMessages,
+    RepeatedScalars,
+    message_list,
+    to_list,
+    to_messages,
+    to_scalars,
+)
 from .wire import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MASK64, encode_varint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterator
-    from typing import Any, Literal, TypeVar
+    from typing import Any, Literal
 
-    from typing_extensions import dataclass_transform
-
-    _T = TypeVar("_T", bound=type)
     Kind = Literal[
         "int32", "int64", "uint64", "float", "double", "string", "bytes", "enum", "message"
     ]
 
 __all__ = [
     "BYTES",
-    "CROWDED",
     "DOUBLE",
     "ENUM",
     "FLOAT",
     "INT32",
     "INT64",
+    "KINDS",
     "MESSAGE",
     "MISSING",
     "PACKAGE",
     "REPEATED",
     "STRING",
     "UINT64",
+    "UNKNOWN",
+    "UNKNOWN_FIELDS",
     "FieldSpec",
+    "KindInfo",
     "MessageSpec",
-    "alone",
-    "blank_maker",
-    "blank_source",
-    "counter",
+    "all_slots",
     "field",
-    "held",
     "is_boolean",
     "is_boolean_type",
     "is_message",
-    "message",
     "spec_of",
     "unknown",
 ]
@@ -91,7 +89,7 @@ MISSING: Any = _Missing()
 def REPEATED() -> Any:  # noqa: N802 - a marker, read as a constant
     """The default of every repeated field: an empty list or array of its kind.
 
-    Declarations say ``default_factory=REPEATED``; :func:`message` replaces it
+    Declarations say ``default_factory=REPEATED``; ``@message`` replaces it
     with the kind's own container (:attr:`FieldSpec.container`).
     """
     raise AssertionError("REPEATED is replaced by the field's container")  # pragma: no cover
@@ -269,8 +267,11 @@ class FieldSpec:
     def convert(self, value: Any) -> Any:
         """A value assigned to a repeated field, as the field's container.
 
-        A copy, as protobuf makes; what cannot be converted is kept as given,
-        for ``encode()`` to refuse with the field's path (see ``_repeated.py``).
+        Always a new container, for every kind of repeated field, as protobuf
+        makes: the caller's list (or another message's container) is never
+        shared, so changing it afterwards leaves the message alone.  What
+        cannot be converted is kept as given, for ``encode()`` to refuse with
+        the field's path (see ``_core/repeated.py``).
         """
         if self.typecode is not None:
             return to_scalars(self.typecode, value)
@@ -279,7 +280,9 @@ class FieldSpec:
             if type(value) is list:  # the usual value: a plain list, copied
                 return made(value)
             return to_messages(made, value)
-        return value
+        if type(value) is list:  # the usual value: copied, the fastest way there is
+            return value.copy()
+        return to_list(value)
 
     def messages_class(self) -> type[RepeatedMessages]:
         """A MESSAGE field's ``RepeatedMessages`` class, resolved once."""
@@ -463,7 +466,8 @@ def field(
     )
 
 
-_UNKNOWN: Any = object()
+UNKNOWN: Any = object()
+"""What :func:`unknown` declares; ``@message`` recognises it."""
 
 
 def unknown(*, default: bytes = b"") -> Any:
@@ -472,63 +476,7 @@ def unknown(*, default: bytes = b"") -> Any:
     It keeps the bytes of the fields the schema does not know, byte for byte,
     and writes them back after the known ones, as protobuf does.
     """
-    return _UNKNOWN
-
-
-def _camel(name: str) -> str:
-    """protobuf's JSON name: lowerCamelCase of the field name."""
-    head, *rest = name.split("_")
-    return head + "".join(p[:1].upper() + p[1:] for p in rest)
-
-
-if TYPE_CHECKING:  # pragma: no cover
-
-    @dataclass_transform(kw_only_default=True, eq_default=False, field_specifiers=(field, unknown))
-    def message(cls: _T) -> _T: ...
-
-else:
-
-    def message(cls):
-        """Build a message class from its field declarations; see the module docstring."""
-        specs = []
-        namespace = dict(cls.__dict__)
-        # ``cls.__annotations__``, not the class dict: on 3.14 annotations are lazy.
-        for name, annotation in cls.__annotations__.items():
-            if str(annotation).startswith("ClassVar"):
-                continue
-            value = namespace.pop(name, MISSING)
-            if value is _UNKNOWN and name == UNKNOWN_FIELDS:
-                continue  # every message has it, after its fields
-            if not isinstance(value, FieldSpec):
-                raise TypeError(f"{cls.__qualname__}.{name}: declare it with field()")
-            value.name = name
-            value.slot = f"_{name}" if value.repeated else name
-            value.json_name = _camel(name)
-            value.type = annotation
-            if value.repeated:
-                value.default_factory = value.container
-            specs.append(value)
-        namespace.pop("__dict__", None)
-        namespace.pop("__weakref__", None)
-        namespace["__qualname__"] = cls.__qualname__
-        namespace["__slots__"] = (*(spec.slot for spec in specs), "unknown_fields")
-        for spec in specs:
-            if spec.repeated:
-                namespace[spec.name] = _repeated_property(spec)
-        namespace["__match_args__"] = ()
-        namespace["__dataclass_fields__"] = _Metadata("__dataclass_fields__")
-        namespace["__dataclass_params__"] = _Metadata("__dataclass_params__")
-        built = type(cls)(cls.__name__, cls.__bases__, namespace)
-        for spec in specs:
-            spec.owner = built
-            if spec.enum_name is not None:
-                spec.enum = getattr(built, spec.enum_name)
-                spec.enum_values = frozenset(int(v) for v in spec.enum)
-        spec = MessageSpec(built, tuple(specs))
-        built._SPEC = spec
-        built.__init__ = _make_init(spec)
-        built.__repr__ = _make_repr(spec)
-        return built
+    return UNKNOWN
 
 
 UNKNOWN_FIELDS = "unknown_fields"
@@ -545,273 +493,3 @@ def all_slots(spec: MessageSpec) -> tuple[str, ...]:
     writes the slots; everything else uses the fields' names.
     """
     return (*(f.slot for f in spec.fields), UNKNOWN_FIELDS)
-
-
-def _defaults(spec: MessageSpec, env: dict[str, Any], prefix: str = "") -> dict[str, str]:
-    """Each slot's default, as an expression over names it puts in ``env``
-    (each starting with ``prefix``).
-
-    The one generator of defaults, for ``__init__`` and for the decoder's
-    blank messages: a repeated field's slot is ``None`` (no container until
-    one is asked for); any other default is the declared object itself, and
-    ``None`` (most of them) is written as the literal, which a blank stores
-    without a lookup.
-    """
-    made: dict[str, str] = {}
-    for f in spec.fields:
-        if f.repeated or f.default is None:
-            made[f.slot] = "None"
-        else:
-            env[f"{prefix}default_{f.name}"] = f.default
-            made[f.slot] = f"{prefix}default_{f.name}"
-    made[UNKNOWN_FIELDS] = "b''"
-    return made
-
-
-def _make_init(spec: MessageSpec) -> Callable[..., None]:
-    """Generate ``__init__``, the way ``dataclasses`` does, from source text.
-
-    A repeated field given a value gets it converted to its container (a
-    copy, as protobuf makes: ``FieldSpec.convert``).
-    """
-    env: dict[str, Any] = {"MISSING": MISSING}
-    defaults = _defaults(spec, env)
-    params = []
-    body = []
-    for f in spec.fields:
-        if f.repeated:
-            env[f"convert_{f.name}"] = f.convert
-            params.append(f"{f.name}=MISSING")
-            body.append(
-                f"    m.{f.slot} = None if {f.name} is MISSING else convert_{f.name}({f.name})"
-            )
-        else:
-            params.append(f"{f.name}={defaults[f.slot]}")
-            body.append(f"    m.{f.slot} = {f.name}")
-    params.append(f"{UNKNOWN_FIELDS}={defaults[UNKNOWN_FIELDS]}")
-    body.append(f"    m.{UNKNOWN_FIELDS} = {UNKNOWN_FIELDS}")
-    source = f"def __init__(m, *, {', '.join(params)}):\n" + "\n".join(body)
-    build(source, f"<onnxdata __init__ {spec.name}>", env)
-    init: Callable[..., None] = env["__init__"]
-    init.__qualname__ = f"{spec.name}.__init__"
-    return init
-
-
-def _repeated_property(f: FieldSpec) -> property:
-    """The property of a repeated field: its container, made on first access;
-    assigning converts the value to the container (``FieldSpec.convert``)."""
-    env: dict[str, Any] = {"make": list, "convert": f.convert}
-    if f.message_name is not None:
-        # The element class is resolved on the first call (messages refer to
-        # classes defined after them); from then on ``make`` is the container
-        # class itself, one call less for every container made.
-        def first() -> Any:
-            made = env["make"] = f.messages_class()
-            return made()
-
-        env["make"] = first
-    elif f.typecode is not None:
-        env["make"] = partial(RepeatedScalars, f.typecode)  # no Python frame per container
-    source = (
-        "def get(m):\n"
-        f"    v = m.{f.slot}\n"
-        "    if v is None:\n"
-        f"        v = m.{f.slot} = make()\n"
-        "    return v\n"
-        "def put(m, value):\n"
-        f"    m.{f.slot} = convert(value)\n"
-        "def drop(m):\n"
-        f"    del m.{f.slot}\n"
-    )
-    build(source, f"<onnxdata property {f.name}>", env)
-    return property(
-        env["get"], env["put"], env["drop"], doc=f"The repeated field {f.name} = {f.number}."
-    )
-
-
-def blank_maker(
-    spec: MessageSpec, given: tuple[str, ...] = (), cls: type | None = None
-) -> Callable[..., Any]:
-    """A function that makes an empty message twice as fast as its ``__init__``,
-    taking the values of the slots named in ``given`` as arguments.
-
-    The decoder makes one message per element, so this matters; it sets the
-    same defaults as ``__init__``, from the same generator.  ``cls`` makes
-    instances of a subclass of the message instead.  The values of ``given``
-    fields are stored as they are, in the fields' slots.
-    """
-    env: dict[str, Any] = {}
-    lines = [f"def make({', '.join(given)}):"]
-    lines += ["    " + line for line in blank_source(spec, "m", env, "", given, cls)]
-    build("\n".join([*lines, "    return m"]), f"<onnxdata blank {spec.name}>", env)
-    maker: Callable[..., Any] = env["make"]
-    return maker
-
-
-def blank_source(
-    spec: MessageSpec,
-    target: str,
-    env: dict[str, Any],
-    prefix: str,
-    given: tuple[str, ...] = (),
-    cls: type | None = None,
-) -> list[str]:
-    """The statements that make an empty message in the variable ``target``.
-
-    For generated code that makes many messages in a loop (the decoder, one
-    per element): written into its body, they save a call per message.  The
-    names they use are put in ``env``, each starting with ``prefix`` so that
-    the blanks of several message types can share one namespace.  ``given``
-    and ``cls`` are as in :func:`blank_maker`, which is built from these.
-    """
-    defaults = _defaults(spec, env, prefix)
-    env["new"] = object.__new__
-    env[f"{prefix}cls"] = cls or spec.cls
-    arguments = {spec.by_name[name].slot: name for name in given}
-    lines = [f"{target} = new({prefix}cls)"]
-    for slot, made in defaults.items():
-        lines.append(f"{target}.{slot} = {arguments.get(slot, made)}")
-    return lines
-
-
-def held(cls: type, name: str) -> Callable[[Any], Any]:
-    """A function giving what a ``cls`` message holds in field ``name``
-    without making anything: a repeated field's container, or ``None`` where
-    it was never made (the field is empty); any other field's value.
-
-    For code that reads the same field of many freshly decoded messages (the
-    numpy bridge, once per nesting level): one C-level call, where the
-    property of a repeated field is a Python call that may make a container.
-
-    Raises:
-        KeyError: ``name`` is not a field of ``cls``.
-    """
-    return attrgetter(spec_of(cls).by_name[name].slot)
-
-
-def counter(cls: type, names: tuple[str, ...]) -> Callable[[Any], int]:
-    """A function giving how many elements the repeated fields ``names`` of a
-    ``cls`` message hold together, without making any container.
-
-    Reading a repeated field by its name makes its container, which costs an
-    object per field; code that only asks "is anything there?" of freshly
-    decoded messages (the numpy bridge, once per tensor or per nesting level)
-    would make a container for every empty field it looks at.  Generated like
-    ``__init__``: one expression over the slots.
-
-    The function raises ``TypeError`` (from ``len``) when a field holds a
-    value that is not a container, as assigning an unconvertible value leaves it.
-
-    Raises:
-        KeyError: a name is not a field of ``cls``.
-        ValueError: a named field is not repeated.
-    """
-    spec = spec_of(cls)
-    fields = [spec.by_name[name] for name in names]
-    for f in fields:
-        if not f.repeated:
-            raise ValueError(f"{spec.name}.{f.name} is not a repeated field")
-    terms = [f"(0 if m.{f.slot} is None else len(m.{f.slot}))" for f in fields]
-    env: dict[str, Any] = {}
-    source = f"def count(m):\n    return {' + '.join(terms) or '0'}"
-    build(source, f"<onnxdata count {spec.name}: {', '.join(names)}>", env)
-    count: Callable[[Any], int] = env["count"]
-    count.__qualname__ = f"count[{spec.name}: {', '.join(names)}]"
-    return count
-
-
-def alone(cls: type, name: str, others: tuple[str, ...]) -> Callable[[Any], Any]:
-    """A function giving what a ``cls`` message holds in the repeated field
-    ``name``, as :func:`held` gives it, when none of the repeated fields
-    ``others`` holds an element; :data:`CROWDED` when one does.
-
-    For code that reads one of several exclusive fields of many freshly
-    decoded messages (the numpy bridge: a sequence holds elements in the
-    field of its ``elem_type`` only): one generated expression over the
-    slots, where :func:`counter` and :func:`held` are two calls and a sum.
-    Like :func:`counter`, the function raises ``TypeError`` (from ``len``)
-    when one of ``others`` holds a value that is not a container.
-
-    Raises:
-        KeyError: a name is not a field of ``cls``.
-        ValueError: a named field is not repeated, or ``name`` is among ``others``.
-    """
-    spec = spec_of(cls)
-    fields = [spec.by_name[n] for n in (name, *others)]
-    for f in fields:
-        if not f.repeated:
-            raise ValueError(f"{spec.name}.{f.name} is not a repeated field")
-    if name in others:
-        raise ValueError(f"{spec.name}.{name} is both the field read and another one")
-    empty = [f"(m.{f.slot} is None or not len(m.{f.slot}))" for f in fields[1:]]
-    env: dict[str, Any] = {"CROWDED": CROWDED}
-    source = (
-        f"def alone(m):\n    return m.{fields[0].slot} if {' and '.join(empty) or 'True'} "
-        "else CROWDED"
-    )
-    build(source, f"<onnxdata alone {spec.name}.{name}>", env)
-    made: Callable[[Any], Any] = env["alone"]
-    made.__qualname__ = f"alone[{spec.name}.{name}]"
-    return made
-
-
-class _Crowded:
-    def __repr__(self) -> str:
-        return "CROWDED"
-
-
-CROWDED: Any = _Crowded()
-"""What :func:`alone` gives when another of the fields holds elements."""
-
-
-def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:
-    from _thread import get_ident
-
-    shown = tuple(f.name for f in spec.fields if f.repr)
-    running: set[tuple[int, int]] = set()
-
-    def __repr__(self: Any) -> str:  # noqa: N807 - it is the class's __repr__
-        key = (id(self), get_ident())
-        if key in running:
-            return "..."  # a message that contains itself
-        running.add(key)
-        try:
-            inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
-        finally:
-            running.discard(key)
-        return f"{type(self).__qualname__}({inner})"
-
-    return __repr__
-
-
-class _Metadata:
-    """``__dataclass_fields__``/``__dataclass_params__``, made on first access.
-
-    ``dataclasses`` is imported then, and only then: the metadata come from a
-    real dataclass with the same fields, so every ``dataclasses`` function
-    sees exactly what ``@dataclass`` would have given.
-    """
-
-    def __init__(self, attribute: str) -> None:
-        self.attribute = attribute
-
-    def __get__(self, instance: Any, owner: type) -> Any:
-        import dataclasses
-
-        def made(f: FieldSpec) -> Any:
-            if f.repeated:
-                return dataclasses.field(default_factory=f.default_factory, repr=f.repr)
-            return dataclasses.field(default=f.default, repr=f.repr)
-
-        twin = dataclasses.make_dataclass(
-            owner.__name__,
-            [
-                *((f.name, f.type, made(f)) for f in spec_of(owner).fields),
-                (UNKNOWN_FIELDS, "bytes", dataclasses.field(default=b"", repr=False)),
-            ],
-            kw_only=True,
-            eq=False,
-        )
-        owner.__dataclass_fields__ = twin.__dataclass_fields__  # type: ignore[attr-defined]
-        owner.__dataclass_params__ = twin.__dataclass_params__  # type: ignore[attr-defined]
-        return getattr(owner, self.attribute)

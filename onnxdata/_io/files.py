@@ -25,6 +25,7 @@ import stat
 from typing import overload
 
 from .._codec.decode import as_byte_view, as_read_only_view, decode_part, too_large
+from .._codec.stream import encode_to
 from .._core.errors import DecodeError
 from .._core.schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
 from .._core.wire import MAX_DEPTH, known_enum_value, read_length, read_tag, skip_field
@@ -40,7 +41,6 @@ from .._messages.declarations import (
     TensorProto,
 )
 from .atomic import AtomicFile
-from .stream import encode_to
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

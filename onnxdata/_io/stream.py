@@ -1,25 +1,10 @@
-"""Streaming: ``encode_to``, ``SequenceWriter`` and ``iter_sequence``.
+"""Streams of elements: ``SequenceWriter`` and ``iter_sequence``.
 
-``encode()`` gathers references to every payload in a list and joins them
-once, so the whole encoding exists in memory at the end.  Streaming never
-holds it.  The ordinary encoder runs twice, each time handed a *plan* in
-place of its chunk list (a ``list`` subclass, which the encoder's
-``_sub``/``_packed`` hand sub-messages and long packed fields to):
-
-1. :class:`_Measure` drops every chunk and records the size of every
-   sub-message, in the order the encoder meets them (a length prefix comes
-   before its payload, so it must be known first): 8 bytes each, in an
-   ``array``.  This pass also checks every value, so an invalid message
-   raises before anything is written, with ``encode()``'s own error.
-2. :class:`_Emit` passes every chunk to ``write`` as the encoder makes it:
-   ``raw_data``, float fields and string entries of 128 bytes or more
-   straight from their own buffers (shorter ones formatted 8,192 at a time),
-   small chunks gathered first, each sub-message's length read back from the
-   array.
-
-Field order, checks and errors are therefore ``encode()``'s by construction.
-A long packed integer field is the one payload that must be made rather than
-referenced: it is varint-encoded ``PIECE`` values at a time.
+A ``SequenceProto`` of many elements is written and read one element at a
+time, in constant memory.  :class:`SequenceWriter` writes each element with
+the streaming encoder's two passes (``_codec/stream.py``: measure, then
+emit), so the bytes are exactly ``SequenceProto.encode()``'s and a bad
+element raises before any of it is written.
 
 Reading a sequence back one element at a time needs no second pass at all:
 the wire reader steps from one element's tag to the next, and only the
@@ -32,206 +17,21 @@ import os
 from array import array
 
 from .._codec.decode import decode_part
-from .._codec.encode import Plan, attach, check_sub, encoder, length_delimited, too_large
-from .._codec.varints import encode_packed
+from .._codec.encode import attach
+from .._codec.stream import Emit, Measure, Sink, changed, writer_of
 from .._core.errors import DecodeError, EncodeError
 from .._core.schema import spec_of
-from .._core.wire import LEN, MAX_DEPTH, encode_varint, read_length, read_tag, skip_field
+from .._core.wire import LEN, MAX_DEPTH, read_length, read_tag, skip_field
 from .._messages.declarations import Message, SequenceProto
 from .atomic import AtomicFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Iterator
     from types import TracebackType
     from typing import Any
 
-PIECE = 1 << 16  # values of a long packed integer field encoded at a time
-_DIRECT = 1 << 16  # chunks this long or longer go to write() as they are
-_GATHER = 1 << 20  # smaller chunks are gathered up to this many bytes
-_BATCH = 1024  # chunks handed over together are joined this many at a time
-_MAX_WRITE = 1 << 30  # one write() call passes at most this much
 _RELEASE = 16 << 20  # iter_sequence gives back the pages it has read, this many at a time
-
-
-# -- the two passes -------------------------------------------------------------------
-
-
-def _pieces(values: Any, lo: int, hi: int, code: str) -> Iterator[bytes]:
-    """A long packed integer field's varints, ``PIECE`` values at a time.
-
-    Checks values as ``encode()`` does; a bad one is named by its index in
-    the whole field, not in the piece.
-    """
-    for i in range(0, len(values), PIECE):
-        try:
-            yield encode_packed(values[i : i + PIECE], lo, hi, code)
-        except EncodeError as err:
-            parts = err.parts
-            if parts and parts[-1].startswith("["):
-                parts[-1] = f"[{int(parts[-1][1:-1]) + i}]"
-            raise
-
-
-def _is_long(values: Any) -> bool:
-    try:
-        return len(values) > PIECE
-    except TypeError:
-        return False
-
-
-class _Measure(Plan):
-    """Pass 1: checks everything, writes nothing, records sub-message sizes."""
-
-    __slots__ = ("sizes",)
-
-    def __init__(self, sizes: array[int]) -> None:
-        super().__init__()
-        self.sizes = sizes
-
-    def append(self, chunk: Any) -> None:
-        pass
-
-    def extend(self, chunks: Iterable[Any]) -> None:
-        pass
-
-    def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
-        check_sub(msg, cls, depth)
-        sizes = self.sizes
-        slot = len(sizes)
-        sizes.append(0)
-        n = encoder(cls, True)(msg, self, depth - 1)
-        sizes[slot] = n
-        return len(tag) + len(encode_varint(n)) + n
-
-    def packed(self, tag: bytes, values: Any, lo: int, hi: int, code: str) -> int:
-        if not _is_long(values):
-            return length_delimited(tag, encode_packed(values, lo, hi, code), self)
-        n = sum(map(len, _pieces(values, lo, hi, code)))
-        self.sizes.append(n)
-        return len(tag) + len(encode_varint(n)) + n
-
-
-class _Emit(Plan):
-    """Pass 2: every chunk to the sink; sizes from pass 1, in the same order."""
-
-    __slots__ = ("next_size", "sink")
-
-    def __init__(self, sink: _Sink, next_size: Callable[[], int]) -> None:
-        super().__init__()
-        self.sink = sink
-        self.next_size = next_size
-
-    def append(self, chunk: Any) -> None:
-        self.sink.put(chunk)
-
-    def extend(self, chunks: Iterable[Any]) -> None:
-        self.sink.put_all(chunks)
-
-    def sub(self, tag: bytes, msg: Any, cls: type[Message], depth: int) -> int:
-        head = tag + encode_varint(self.next_size())
-        self.sink.put(head)
-        return len(head) + encoder(cls, True)(msg, self, depth - 1)
-
-    def packed(self, tag: bytes, values: Any, lo: int, hi: int, code: str) -> int:
-        if not _is_long(values):
-            return length_delimited(tag, encode_packed(values, lo, hi, code), self)
-        head = tag + encode_varint(self.next_size())
-        self.sink.put(head)
-        n = 0
-        for piece in _pieces(values, lo, hi, code):
-            self.sink.put(piece)
-            n += len(piece)
-        return len(head) + n
-
-
-class _Sink:
-    """Chunks to ``write``: small ones gathered, large ones passed as they are."""
-
-    __slots__ = ("_gathered", "_write", "written")
-
-    def __init__(self, write: Callable[[Any], Any]) -> None:
-        self._write = write
-        self._gathered = bytearray()
-        self.written = 0
-
-    def put(self, chunk: Any) -> None:
-        n = len(chunk)
-        self.written += n
-        if n < _DIRECT:
-            gathered = self._gathered
-            gathered += chunk
-            if len(gathered) >= _GATHER:
-                self.flush()
-        else:
-            self.flush()
-            self._out(chunk)
-
-    def put_all(self, chunks: Iterable[Any]) -> None:
-        """:meth:`put` each of ``chunks``: ``_BATCH`` at a time in one join where
-        they are that small together (a string field's heads and entries), not
-        one Python call each."""
-        if not isinstance(chunks, list):
-            chunks = list(chunks)
-        put = self.put
-        for i in range(0, len(chunks), _BATCH):
-            batch = chunks[i : i + _BATCH]
-            if sum(map(len, batch)) < _DIRECT:
-                put(b"".join(batch))
-            else:
-                for chunk in batch:
-                    put(chunk)
-
-    def flush(self) -> None:
-        if self._gathered:
-            gathered = self._gathered
-            self._gathered = bytearray()  # write() may keep the old one: never reuse it
-            self._out(gathered)
-
-    def _out(self, data: Any) -> None:
-        view = memoryview(data)
-        total = len(view)
-        pos = 0
-        while pos < total:
-            piece = view[pos : pos + _MAX_WRITE]
-            n = self._write(piece)
-            # A raw file may write less than asked; None means all (or a file
-            # object that does not say).
-            pos += len(piece) if n is None else n
-
-
-def _writer_of(file: Any) -> Callable[[Any], Any]:
-    write = getattr(file, "write", None)
-    if not callable(write):
-        raise TypeError(f"expected a file object with a write method, got {type(file).__name__}")
-    return write  # type: ignore[no-any-return]
-
-
-def _changed(written: int, measured: int) -> RuntimeError:
-    return RuntimeError(
-        f"the message changed while it was written: {written} bytes, {measured} measured"
-    )
-
-
-def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:
-    """See :meth:`Message.encode_to`."""
-    cls = type(msg)
-    encode = encoder(cls, True)
-    write = _writer_of(file)
-    sizes: array[int] = array("q")
-    try:
-        total = encode(msg, _Measure(sizes), MAX_DEPTH)
-        if max_size is not None and total > max_size:
-            raise too_large(total, max_size)
-    except EncodeError as err:
-        err.within(cls.__qualname__)
-        raise
-    sink = _Sink(write)
-    encode(msg, _Emit(sink, iter(sizes).__next__), MAX_DEPTH)
-    sink.flush()
-    if sink.written != total:  # pragma: no cover - another thread changed the message
-        raise _changed(sink.written, total)
-    return total
 
 
 # -- SequenceWriter ------------------------------------------------------------------
@@ -296,7 +96,7 @@ class SequenceWriter:
             self._file = self._atomic.file
         else:
             self._file = target
-        self._sink = _Sink(_writer_of(self._file))
+        self._sink = Sink(writer_of(self._file))
         try:
             self._sink.put(header)
         except BaseException:
@@ -314,15 +114,18 @@ class SequenceWriter:
                 field holds a value of the wrong type (an ``EncodeTypeError``).
             ValueError: as :meth:`Message.encode`; or the writer is closed, or
                 an earlier append failed to write (the writer refuses to go on).
-            OSError: from writing; the writer is then broken: later calls raise
-                ValueError, and a path's target is never replaced.
+            OSError: from writing (``BlockingIOError`` for a non-blocking file
+                that is full: its ``characters_written`` counts the bytes the
+                file took since the writer was made); the writer is then
+                broken: later calls raise ValueError, and a path's target is
+                never replaced.
         """
         if self._closed:
             raise ValueError("append() on a closed SequenceWriter")
         self._refuse_if_failed()
         sizes: array[int] = array("q")
         try:
-            n = _Measure(sizes).sub(self._tag, element, self._cls, MAX_DEPTH)
+            n = Measure(sizes).sub(self._tag, element, self._cls, MAX_DEPTH)
         except EncodeError as err:
             err.within(f"[{self.count}]")
             attach(err, self._field)
@@ -330,9 +133,9 @@ class SequenceWriter:
             raise
         before = self._sink.written
         try:
-            _Emit(self._sink, iter(sizes).__next__).sub(self._tag, element, self._cls, MAX_DEPTH)
+            Emit(self._sink, iter(sizes).__next__).sub(self._tag, element, self._cls, MAX_DEPTH)
             if self._sink.written - before != n:  # pragma: no cover - changed by another thread
-                raise _changed(self._sink.written - before, n)
+                raise changed(self._sink.written - before, n)
         except BaseException as exc:
             # Part of the element may be written, or gathered: the stream is
             # broken.  A path's temporary goes at once; the target is kept.

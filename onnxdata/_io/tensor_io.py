@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from .._core.writing import write_all
 from .._messages.convert import as_message
 from .._messages.declarations import TensorProto
 from .atomic import AtomicFile
@@ -149,7 +150,7 @@ def save_tensor(
     message = as_message(proto, TensorProto)
     fmt = _format(format, f)
     if _has(f, "write"):
-        f.write(registry.get(fmt).serialize_proto(message))  # type: ignore[union-attr]
+        write_all(f.write, registry.get(fmt).serialize_proto(message))  # type: ignore[union-attr]
         return
     if not isinstance(f, (str, bytes, os.PathLike)):
         raise TypeError(f"save_tensor() takes a path or a file object, not {type(f).__name__}")

@@ -6,23 +6,24 @@ Code moving off ``onnx`` has both kinds of message for a while:
 passes it through :func:`as_message`, which accepts onnxdata's own classes
 as they are and a protobuf message of the same ONNX type by serializing it
 and decoding the bytes.  ``onnx`` is never imported: a protobuf message is
-recognised by its ``DESCRIPTOR.full_name`` ("onnx.TensorProto").
+recognised by its ``DESCRIPTOR.full_name`` ("onnx.TensorProto"), and matched
+to a class by the full name its schema declares (``MessageSpec.full_name``),
+so this module knows no declaration: ``Message`` itself converts through it.
 """
 
 from __future__ import annotations
 
 from .._core.foreign import describe, foreign_name
-from .declarations import MESSAGE_TYPES, Message
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, TypeVar
 
+    from .message import Message
+
     _M = TypeVar("_M", bound=Message)
 
 __all__ = ["as_message"]
-
-_BY_FULL_NAME: dict[str, type[Message]] = {cls._SPEC.full_name: cls for cls in MESSAGE_TYPES}
 
 
 def as_message(value: Any, *classes: type[_M]) -> _M:
@@ -45,7 +46,7 @@ def as_message(value: Any, *classes: type[_M]) -> _M:
     name = foreign_name(value)
     if name is not None:
         for cls in classes:
-            if _BY_FULL_NAME.get(name) is cls._SPEC.cls:
+            if cls._SPEC.full_name == name:  # the schema's name, as protobuf's descriptor gives it
                 return cls.decode(value.SerializeToString())
     wanted = " or ".join(f"{c._SPEC.name}" for c in classes)
     raise TypeError(

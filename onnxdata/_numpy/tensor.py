@@ -31,6 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from .._core import schema as _schema
+from .._core.access import counter
+from .._core.blanks import blank_maker
 from .._io.external import read_external_data, uses_external_data
 from .._messages.datatypes import DATA_TYPES, STORAGE_FIELDS
 from .._messages.declarations import TensorProto
@@ -62,7 +64,7 @@ _RAW_DTYPES: dict[int, np.dtype[Any]] = {
 
 # Nonzero when a typed storage field holds values; makes no container (the
 # fast path runs on freshly decoded tensors, whose empty fields have none).
-_typed_values = _schema.counter(TensorProto, STORAGE_FIELDS)
+_typed_values = counter(TensorProto, STORAGE_FIELDS)
 
 
 def _label(tensor: TensorProto) -> str:
@@ -248,7 +250,7 @@ def _ints(tensor: TensorProto, field: str, values: Sequence[int], dtype: np.dtyp
 # memory (native byte order on a little-endian host, whole bytes per value);
 # filled as array_to_tensor meets them.
 _RAW_AS_IS: dict[np.dtype[Any], int] = {}
-_new_tensor = _schema.blank_maker(_TENSOR)  # an empty message, faster than __init__
+_new_tensor = blank_maker(_TENSOR)  # an empty message, faster than __init__
 
 
 def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:

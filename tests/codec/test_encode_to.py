@@ -1,9 +1,9 @@
 """``encode_to(file)`` writes exactly what ``encode()`` returns, in bounded memory.
 
-Byte-identical output (hypothesis), to writers that take part of a buffer or
-return None; large payloads passed on without a copy; long packed integer
-fields streamed in pieces; the errors ``encode()`` raises, raised before a
-single byte is written.
+Byte-identical output (hypothesis), to writers that take part of a buffer
+(one returning None is refused: tests/io/test_encode_to_writes.py); large
+payloads passed on without a copy; long packed integer fields streamed in
+pieces; the errors ``encode()`` raises, raised before a single byte is written.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from onnxdata import (
     StringStringEntryProto,
     TensorProto,
 )
-from onnxdata._io import stream as _stream
+from onnxdata._codec import stream as _stream
 from tests.support.message_strategies import MESSAGE_TYPES, messages_of, scaled
 from tests.support.numpy_support import sample_tensor
 from tests.support.oracle import ORACLE
@@ -50,7 +50,7 @@ class PartialWriter:
 
 
 class SilentWriter:
-    """A file-like object whose write returns None (as some wrappers do)."""
+    """A file-like object whose write returns None: "would block", by the I/O contract."""
 
     def __init__(self) -> None:
         self.parts: list[bytes] = []
@@ -70,15 +70,16 @@ def test_encode_to_writes_what_encode_returns(data: st.DataObject) -> None:
     assert buf.getvalue() == expected
 
 
-def test_encode_to_handles_partial_and_silent_writes() -> None:
+def test_encode_to_handles_partial_writes_and_refuses_silent_ones() -> None:
     m = SequenceProto(elem_type=1, tensor_values=[sample_tensor()] * 3)
     expected = m.encode()
     partial = PartialWriter()
     m.encode_to(partial)
     assert bytes(partial.data) == expected
     silent = SilentWriter()
-    m.encode_to(silent)
-    assert b"".join(silent.parts) == expected
+    with pytest.raises(BlockingIOError) as caught:
+        m.encode_to(silent)  # None is "nothing written": never success
+    assert caught.value.characters_written == 0
     with pytest.raises(TypeError, match="write method"):
         m.encode_to(object())
     with pytest.raises(TypeError, match="not an onnxdata message"):

@@ -32,7 +32,7 @@ from onnxdata import (
     numpy_helper,
     save,
 )
-from onnxdata._io import stream as _stream
+from onnxdata._codec import stream as _stream
 from onnxdata._io.files import CANDIDATES, misfit
 from tests.support.message_strategies import ELEMENT_CLASSES, messages_of, scaled
 from tests.support.numpy_support import every_view, sample_tensor
@@ -224,7 +224,7 @@ def test_save_keeps_the_old_file_when_writing_fails(
     big = TensorProto(raw_data=bytes(4 << 20), float_data=array("f", bytes(4 << 20)))
 
     calls = {"n": 0}
-    real_out = _stream._Sink._out
+    real_out = _stream.Sink._out
 
     def crash_midway(self: Any, data: Any) -> None:
         calls["n"] += 1
@@ -232,7 +232,7 @@ def test_save_keeps_the_old_file_when_writing_fails(
             raise OSError(28, "No space left on device")
         real_out(self, data)
 
-    monkeypatch.setattr(_stream._Sink, "_out", crash_midway)
+    monkeypatch.setattr(_stream.Sink, "_out", crash_midway)
     with pytest.raises(OSError, match="No space"):
         save(big, path)
     monkeypatch.undo()

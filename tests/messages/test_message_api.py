@@ -30,8 +30,9 @@ from onnxdata import (
     TensorProto,
     numpy_helper,
 )
+from onnxdata._core.access import CROWDED, alone, counter
 from onnxdata._core.repeated import RepeatedMessages, RepeatedScalars
-from onnxdata._core.schema import CROWDED, alone, counter, spec_of
+from onnxdata._core.schema import spec_of
 from tests.support.message_strategies import MESSAGE_TYPES, messages_of, scaled
 from tests.support.oracle import ORACLE, to_oracle
 
