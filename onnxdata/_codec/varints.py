@@ -18,11 +18,10 @@ The three give identical results; the tests run the suite on each
 
 from __future__ import annotations
 
-import operator
 from array import array
 
 from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
-from .._core.schema import is_boolean
+from .._core.kinds import integer
 from .._core.wire import (
     HI14,
     HI28,
@@ -155,13 +154,11 @@ def check_int(v: Any, lo: int, hi: int) -> int:
     """
     if type(v) is int:
         n: int = v
-    elif is_boolean(v):
-        raise EncodeTypeError("expected an int, got a boolean")
     else:
         try:
-            n = operator.index(v)
-        except TypeError:
-            raise EncodeTypeError(f"expected an int, got {type(v).__name__}") from None
+            n = integer(v)  # what an integer is: _core.kinds
+        except TypeError as exc:
+            raise EncodeTypeError(str(exc)) from None
     if n < lo or n > hi:
         raise EncodeValueError(f"value out of range: {n}")
     return n

@@ -29,6 +29,7 @@ import sys
 from array import array
 from enum import IntEnum
 
+from .kinds import is_boolean, is_boolean_type
 from .repeated import (
     RepeatedMessages,
     RepeatedScalars,
@@ -375,28 +376,6 @@ PACKAGE = "onnx."
 def is_message(value: Any) -> bool:
     """Whether ``value`` is a message of a class built from a schema (any copy of it)."""
     return isinstance(getattr(type(value), "_SPEC", None), MessageSpec)
-
-
-def is_boolean(value: Any) -> bool:
-    """Whether ``value`` is a Python or numpy bool: never an integer field's value.
-
-    protobuf refuses ``True`` for an integer field.  numpy's bool has had an
-    ``__index__`` in some versions and not in others (2.2 against 2.3), so a
-    check by ``operator.index`` alone would accept it or not depending on the
-    numpy installed; it is refused by its type instead, the same everywhere.
-    numpy is not imported: the type is recognised by its module and name.
-    """
-    return is_boolean_type(type(value))
-
-
-def is_boolean_type(cls: type) -> bool:
-    """Whether values of ``cls`` are bools (see :func:`is_boolean`)."""
-    return issubclass(cls, bool) or (
-        getattr(cls, "__module__", None) == "numpy" and cls.__name__ in _NUMPY_BOOLS
-    )
-
-
-_NUMPY_BOOLS = frozenset({"bool", "bool_", "bool8"})
 
 
 def spec_of(cls: type) -> MessageSpec:

@@ -140,13 +140,6 @@ def _class_of(proto: Any) -> type[Message]:
     return found
 
 
-def _format_module(name: str) -> Any:
-    """``onnxdata.text_format`` or ``onnxdata.json_format``, imported on first use."""
-    from importlib import import_module
-
-    return import_module(f"..{name}", __package__)
-
-
 def _text(serialized: Any) -> str:
     if isinstance(serialized, str):
         return serialized
@@ -203,9 +196,9 @@ class _TextProtoSerializer:
             ValueError: a value is out of range.
         """
         message = _encodable(_message(proto))
-        text_format = _format_module("text_format")
-        text: str = text_format.MessageToString(message)
-        return text.encode(_ENCODING)
+        from .._text.text_printer import to_text
+
+        return to_text(message).encode(_ENCODING)
 
     def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
         """Replace the contents of ``proto`` by the message in ``serialized`` (text format).
@@ -218,8 +211,9 @@ class _TextProtoSerializer:
         """
         text = _text(serialized)
         cls = _class_of(proto)
-        text_format = _format_module("text_format")
-        return _fill(proto, text_format.Parse(text, cls()))
+        from .._text.text_parser import parse
+
+        return _fill(proto, parse(text, cls()))
 
 
 class _JsonSerializer:
@@ -237,9 +231,10 @@ class _JsonSerializer:
             ValueError: a value is out of range.
         """
         message = _encodable(_message(proto))
-        json_format = _format_module("json_format")
-        text: str = json_format.MessageToJson(message, preserving_proto_field_name=True)
-        return text.encode(_ENCODING)
+        from .._text.json_writer import Printer, to_json
+
+        obj = Printer(preserving_proto_field_name=True).message(message, 0)
+        return to_json(obj, indent=2, sort_keys=False, ensure_ascii=True).encode(_ENCODING)
 
     def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
         """Replace the contents of ``proto`` by the message in ``serialized`` (JSON).
@@ -252,8 +247,9 @@ class _JsonSerializer:
         """
         text = _text(serialized)
         cls = _class_of(proto)
-        json_format = _format_module("json_format")
-        return _fill(proto, json_format.Parse(text, cls()))
+        from .._text.json_reader import load, parse_dict
+
+        return _fill(proto, parse_dict(load(text), cls(), False, 100))
 
 
 registry = _Registry()

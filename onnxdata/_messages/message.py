@@ -277,10 +277,10 @@ class Message:
         would refuse) has no text format: ``str()`` then falls back to the
         ``repr``, so printing it in a traceback or a debugger never fails.
         """
-        from ..text_format import message_str
+        from .._text.upb_printer import upb_text
 
         try:
-            text: str = message_str(self)
+            text: str = upb_text(self)
         except (TypeError, ValueError, OverflowError):
             return repr(self)
         return text

@@ -26,6 +26,7 @@ from operator import attrgetter
 
 from .._core.codegen import build
 from .._core.foreign import describe, foreign_name
+from .._core.kinds import integer
 from .._core.schema import (
     BYTES,
     DOUBLE,
@@ -34,7 +35,6 @@ from .._core.schema import (
     MESSAGE,
     STRING,
     UNKNOWN_FIELDS,
-    is_boolean,
     is_boolean_type,
     spec_of,
 )
@@ -447,10 +447,8 @@ def _scalar(f: FieldSpec, value: Any) -> str | None:
     """What is wrong with one scalar value of ``f``'s kind, or None."""
     kind = f.kind
     if f.bounds is not None:  # an integer kind
-        if is_boolean(value):
-            return f"expected an integer, found {_type(value)}"
         try:
-            number = operator.index(value)
+            number = integer(value)  # a bool is not one: _core.kinds
         except TypeError:
             return f"expected an integer, found {_type(value)}"
         lo, hi = f.bounds
