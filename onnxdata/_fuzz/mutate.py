@@ -13,8 +13,10 @@ reorder fields, set a value to an edge, switch packed and unpacked forms,
 lengthen a varint without changing its value, splice in a sub-message found
 elsewhere (or in the other input, for crossover), or give a tensor a data
 type and a storage field from the data-type table.  About one call in ten
-breaks the encoding on purpose instead (truncation, wrong wire type, wrong
-length, field number 0 or 2^29 and above, nesting deeper than 100).
+breaks the encoding on purpose instead, with one defect from the catalog the
+corpus and the strategies use (``defects.py``: truncations, bad wire types,
+lengths past the end, field number 0 or 2^29 and above, over-long varints,
+group errors, nesting deeper than 100).
 
 Everything is drawn from a ``random.Random`` seeded with the call's
 arguments, so a call is replayed from ``(data, max_size, seed)`` alone.
@@ -43,7 +45,8 @@ from .._core.wire import (
     read_varint,
 )
 from .._messages.datatypes import DATA_TYPES, element_fields
-from .._messages.declarations import TensorProto
+from .._messages.declarations import Message, TensorProto
+from .defects import CATALOG, Defect, applies, place
 
 BREAK_SHARE = 0.1  # the share of calls that break the encoding on purpose
 
@@ -485,46 +488,21 @@ def _mutate_node(node: Node, rng: random.Random, pool: list[bytes], depth: int) 
 # -- breaking the encoding -----------------------------------------------------------
 
 
-def _recursive_field(spec: MessageSpec) -> Any:
-    """A MESSAGE field of ``spec`` whose message contains ``spec`` again, or None."""
-    for f in spec.children():
-        if spec_of(f.message) is spec:
-            return f
-        for g in spec_of(f.message).children():
-            if spec_of(g.message) is spec:
-                return f
-    return None
+def _break(out: bytes, cls: type[Message], rng: random.Random) -> bytes:
+    """``out`` with one defect of the catalog in it (the one the corpus and the
+    strategies use): one that can occur in ``cls``, between its fields or at the end,
+    or a cut inside a field."""
+    defects = _BREAKABLE.get(cls)
+    if defects is None:
+        defects = _BREAKABLE[cls] = [d for d in CATALOG if applies(d, cls)]
+    for _ in range(4):  # a cut needs a field of two bytes or more
+        broken = place(rng.choice(defects), cls, out, rng)
+        if broken is not None:
+            return broken
+    return out[: rng.randrange(len(out))] if out else b"\x00"
 
 
-def _break(out: bytes, root: Node, rng: random.Random) -> bytes:
-    r = rng.randrange(5)
-    known = root.spec.fields if root.spec is not None else ()
-    at = rng.randrange(len(out) + 1)
-    if r == 0 and out:  # truncate
-        return out[: rng.randrange(len(out))]
-    if r == 1:  # a wire type the field's parser does not accept
-        number = rng.choice(known).number if known and rng.random() < 0.7 else rng.randrange(1, 100)
-        wt = rng.choice((3, 4, 6, 7) if rng.random() < 0.5 else (0, 1, 2, 5))
-        return out[:at] + varint(number << 3 | wt) + rng.randbytes(rng.randrange(9)) + out[at:]
-    if r == 2:  # a length that runs past the end
-        number = rng.choice(known).number if known else 1
-        n = rng.choice((1, 7, 1 << 20, (1 << 31) - 1, 1 << 32))
-        return out[:at] + varint(number << 3 | LEN) + varint(n) + b"\x00" + out[at:]
-    if r == 3:  # field number 0 or too large
-        number = rng.choice((0, 1 << 29, (1 << 32) - 1 >> 3, 1 << 30))
-        wt = rng.choice((VARINT, LEN))
-        return out[:at] + varint(number << 3 | wt) + b"\x00" + out[at:]
-    # nesting deeper than 100
-    levels = MAX_DEPTH + rng.randrange(1, 5)
-    f = _recursive_field(root.spec) if root.spec is not None else None
-    if f is not None:
-        body = b""
-        for _ in range(levels):
-            body = Field(f.number, LEN, body).join()
-        return body + out
-    number = rng.randrange(100, 200) if root.spec is not None else 1
-    start, end = varint(number << 3 | SGROUP), varint(number << 3 | EGROUP)
-    return out[:at] + start * levels + end * levels + out[at:]
+_BREAKABLE: dict[type[Message], list[Defect]] = {}
 
 
 # -- size ----------------------------------------------------------------------------
@@ -559,8 +537,8 @@ def interleave(base: list[Field], items: list[Field], places: list[int]) -> list
     """
     out: list[Field] = []
     taken = 0
-    for item, place in zip(items, places, strict=True):
-        more = place - len(out)
+    for item, at in zip(items, places, strict=True):
+        more = at - len(out)
         out.extend(base[taken : taken + more])
         taken += more
         out.append(item)
@@ -602,7 +580,7 @@ def mutate(data: Any, max_size: int, seed: int, cls: type = TensorProto) -> byte
     rng = _rng(b"m", seed, max_size, buf)
     root = split(buf, spec_of(cls))
     if rng.random() < BREAK_SHARE:
-        out = _break(buf, root, rng)
+        out = _break(buf, cls, rng)
         return out[:max_size]
     targets = [_descend(root, rng) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
     pool = _pool(root, [])  # the sub-messages split on the way down included
