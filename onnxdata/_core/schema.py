@@ -38,7 +38,18 @@ from .repeated import (
     to_messages,
     to_scalars,
 )
-from .wire import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MASK64, encode_varint
+from .wire import (  # the wire types, re-exported: readers take them with the schema
+    I32,
+    I64,
+    INT32_MAX,
+    INT32_MIN,
+    INT64_MAX,
+    INT64_MIN,
+    LEN,
+    MASK64,
+    VARINT,
+    encode_varint,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,9 +65,12 @@ __all__ = [
     "DOUBLE",
     "ENUM",
     "FLOAT",
+    "I32",
+    "I64",
     "INT32",
     "INT64",
     "KINDS",
+    "LEN",
     "MESSAGE",
     "MISSING",
     "PACKAGE",
@@ -65,6 +79,7 @@ __all__ = [
     "UINT64",
     "UNKNOWN",
     "UNKNOWN_FIELDS",
+    "VARINT",
     "FieldSpec",
     "KindInfo",
     "MessageSpec",
@@ -110,7 +125,6 @@ BYTES = "bytes"
 ENUM = "enum"  # a proto2 enum field: varint on the wire, closed (unknown values kept aside)
 MESSAGE = "message"
 
-VARINT, I64, LEN, I32 = 0, 1, 2, 5
 
 # int32 is 4 bytes in an ``array('i')`` wherever Python runs, but check.
 _INT32_CODE = "i" if array("i").itemsize == 4 else "l"

@@ -12,6 +12,8 @@ import math
 import struct
 import sys
 from array import array
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from .errors import DecodeError
 
@@ -20,8 +22,13 @@ MASK64 = 0xFFFF_FFFF_FFFF_FFFF
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
-# Wire types.
+# Wire types: defined here once, for every module that reads or writes the wire.
 VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
+# The names ``protoc --decode_raw`` and the encoding guide give them.
+WIRE_TYPE_NAMES = {VARINT: "varint", I64: "i64", LEN: "len", SGROUP: "sgroup",
+                   EGROUP: "egroup", I32: "i32"}  # fmt: skip
+# The size of a fixed-width payload.
+FIXED_SIZES = {I64: 8, I32: 4}
 
 # upb's limit: the top-level message plus 100 nested messages or groups.
 MAX_DEPTH = 100
@@ -289,8 +296,30 @@ def encode_varint(v: int) -> bytes:
 _ONE_BYTE = [bytes((i,)) for i in range(0x80)]
 
 
-def tag_bytes(number: int, wire_type: int) -> bytes:
+def tag_bytes(number: int, wire_type: int, size: int = 0) -> bytes:
+    """The tag of field ``number`` with ``wire_type``, over-long to ``size`` bytes if
+    that is more than it needs (see :func:`overlong_varint`)."""
+    if size:
+        return overlong_varint(number << 3 | wire_type, size)
     return encode_varint(number << 3 | wire_type)
+
+
+def overlong_varint(value: int, size: int = 0) -> bytes:
+    """``value`` as a varint of ``size`` bytes, or of as many as it needs if that is more.
+
+    The extra bytes are continuation bytes that carry zero bits: a parser reads
+    the same value, but protobuf never writes them (non-canonical bytes, for
+    fuzzers and tests).  A negative ``value`` is its 64-bit two's complement, as
+    an ``int64`` is written.  The one way the package writes such varints.
+    """
+    canonical = encode_varint(value & MASK64)
+    pad = size - len(canonical)
+    if pad <= 0:
+        return canonical
+    return canonical[:-1] + _PADDED[canonical[-1]] + b"\x80" * (pad - 1) + b"\x00"
+
+
+_PADDED = [bytes((i | 0x80,)) for i in range(0x80)]
 
 
 _FLOAT32 = struct.Struct("<f")
@@ -344,3 +373,110 @@ def own_utf8(text: str, errors: str = "surrogateescape") -> bytes:
         UnicodeEncodeError: a surrogate that no invalid byte was decoded to.
     """
     return str.encode(text, "utf-8", errors)
+
+
+# -- raw fields -------------------------------------------------------------------
+
+
+class RawField(NamedTuple):
+    """One field as it lies on the wire, without a schema: offsets into the input.
+
+    ``buf[start:tag_end]`` is the tag, ``buf[tag_end:body_at]`` the length prefix
+    (LEN only; empty otherwise) and ``buf[body_at:end]`` the body: a varint's
+    bytes, the fixed bytes, a LEN payload, or a group's fields with its
+    end-group tag.  ``value`` is what the body says: a varint's value (64
+    bits), a LEN payload's length, the fixed bytes as a little-endian unsigned
+    number; 0 for a group.
+    """
+
+    number: int
+    wire_type: int
+    start: int
+    tag_end: int
+    body_at: int
+    end: int
+    value: int
+
+
+def read_field(
+    buf: Buf, pos: int, end: int, depth: int = MAX_DEPTH, groups: bool = True
+) -> RawField:
+    """Read the field whose tag is at ``pos``, by the rules (and with the errors) of the decoder.
+
+    A group is read whole, up to its end-group tag; with ``groups=False`` a
+    start-group or end-group tag is returned alone (``body_at == end``), for a
+    reader that walks into groups itself.
+
+    Raises:
+        DecodeError: (with the offset) a bad tag, field number 0, wire type 6
+            or 7, an end-group tag with no group open, or a body that runs
+            past ``end`` or breaks a varint's or a group's rules.
+    """
+    if pos < end and buf[pos] < 0x80:  # a one-byte tag, the usual one, without the loop
+        tag, tag_end = buf[pos], pos + 1
+    else:
+        tag, tag_end = read_tag(buf, pos, end)
+    number, wire_type = tag >> 3, tag & 7
+    if number == 0:
+        raise DecodeError(f"field number 0 at offset {pos}", pos)
+    if wire_type == VARINT:
+        if tag_end < end and buf[tag_end] < 0x80:
+            value, after = buf[tag_end], tag_end + 1
+        else:
+            value, after = read_varint(buf, tag_end, end)
+        return _new(RawField, (number, wire_type, pos, tag_end, tag_end, after, value))
+    if wire_type == LEN:
+        n, body_at = read_length(buf, tag_end, end)
+        return _new(RawField, (number, wire_type, pos, tag_end, body_at, body_at + n, n))
+    if wire_type in FIXED_SIZES:
+        after = skip_payload(buf, pos, tag_end, end, tag, depth)
+        value = int.from_bytes(buf[tag_end:after], "little")
+        return _new(RawField, (number, wire_type, pos, tag_end, tag_end, after, value))
+    if not groups and wire_type in (SGROUP, EGROUP):
+        return _new(RawField, (number, wire_type, pos, tag_end, tag_end, tag_end, 0))
+    after = skip_payload(buf, pos, tag_end, end, tag, depth)  # a group, or raises
+    return _new(RawField, (number, wire_type, pos, tag_end, tag_end, after, 0))
+
+
+# A named tuple built without its Python-level ``__new__``: one call less per field.
+_new = tuple.__new__
+
+
+def iter_fields(buf: Buf, pos: int = 0, end: int | None = None, *, depth: int = MAX_DEPTH,
+                groups: bool = True) -> Iterator[RawField]:  # fmt: skip
+    """The fields of the message in ``buf[pos:end]``, in order: the one way the package
+    splits a message into raw fields.  Each comes before the next is read, so a
+    caller sees every field before a damaged one.
+
+    Raises:
+        DecodeError: as :func:`read_field`, at the first field that breaks a rule.
+    """
+    if end is None:
+        end = len(buf)
+    while pos < end:
+        field = read_field(buf, pos, end, depth, groups)
+        yield field
+        pos = field.end
+
+
+def packed_elements(payload: Buf, wire_type: int) -> list[Buf]:
+    """The encoded elements of a packed run of ``wire_type`` (VARINT, I32 or I64): slices
+    of ``payload``.
+
+    Raises:
+        DecodeError: a fixed-width payload whose size is not a multiple of the
+            element's, or a varint that is cut short or over 10 bytes long.
+    """
+    size = FIXED_SIZES.get(wire_type)
+    n = len(payload)
+    if size is not None:
+        if n % size:
+            raise packed_fixed_error(0, n, size)
+        return [payload[i : i + size] for i in range(0, n, size)]
+    out: list[Buf] = []
+    pos = 0
+    while pos < n:
+        after = read_varint(payload, pos, n)[1]
+        out.append(payload[pos:after])
+        pos = after
+    return out

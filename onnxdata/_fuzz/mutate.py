@@ -13,8 +13,10 @@ reorder fields, set a value to an edge, switch packed and unpacked forms,
 lengthen a varint without changing its value, splice in a sub-message found
 elsewhere (or in the other input, for crossover), or give a tensor a data
 type and a storage field from the data-type table.  About one call in ten
-breaks the encoding on purpose instead (truncation, wrong wire type, wrong
-length, field number 0 or 2^29 and above, nesting deeper than 100).
+breaks the encoding on purpose instead, with one defect from the catalog the
+corpus and the strategies use (``defects.py``: truncations, bad wire types,
+lengths past the end, field number 0 or 2^29 and above, over-long varints,
+group errors, nesting deeper than 100).
 
 Everything is drawn from a ``random.Random`` seeded with the call's
 arguments, so a call is replayed from ``(data, max_size, seed)`` alone.
@@ -26,12 +28,26 @@ import random
 import struct
 from typing import Any
 
+from .._core.errors import DecodeError
 from .._core.schema import MESSAGE, MessageSpec, spec_of
-from .._core.wire import MASK64, MAX_DEPTH, encode_varint
+from .._core.wire import (
+    EGROUP,
+    I32,
+    I64,
+    LEN,
+    MASK64,
+    MAX_DEPTH,
+    SGROUP,
+    VARINT,
+    overlong_varint,
+    packed_elements,
+    read_field,
+    read_varint,
+)
 from .._messages.datatypes import DATA_TYPES, element_fields
-from .._messages.declarations import TensorProto
+from .._messages.declarations import Message, TensorProto
+from .defects import CATALOG, Defect, applies, place
 
-VARINT, I64, LEN, SGROUP, EGROUP, I32 = 0, 1, 2, 3, 4, 5
 BREAK_SHARE = 0.1  # the share of calls that break the encoding on purpose
 
 INT_EDGES = (0, 1, -1, 2, 127, 128, -(1 << 31), (1 << 31) - 1, 1 << 31, 1 << 32,
@@ -46,35 +62,15 @@ DOUBLE_EDGES = (0, 1 << 63, 0x3FF0000000000000, 0x7FF0000000000000, 0xFFF0000000
 TEXT_EDGES = (b"", b"a", b"x" * 300, "\u00e9\u65e5".encode(), b"\xff\xfe", b"\xc0\x80",
               b"\xed\xa0\x80", b"\x00", "\U0001f600".encode())  # fmt: skip
 
-
-def varint(v: int) -> bytes:
-    """The canonical varint of ``v``; negative values as their 64-bit two's complement."""
-    return encode_varint(v & MASK64)
+varint = overlong_varint  # the canonical varint of a value; negative ones as 64-bit
 
 
-def overlong(v: int, size: int) -> bytes:
-    """``v`` as a varint padded with continuation bytes to ``size`` bytes (same value)."""
-    raw = bytearray(varint(v))
-    while len(raw) < size:
-        raw[-1] |= 0x80
-        raw.append(0)
-    return bytes(raw)
-
-
-def read_varint(buf: bytes, pos: int, end: int, limit: int = 10) -> tuple[int, int] | None:
-    """A varint of at most ``limit`` bytes at ``pos``, or None."""
-    if pos < end and buf[pos] < 0x80:
-        return buf[pos], pos + 1
-    result = shift = 0
-    stop = min(end, pos + limit)
-    while pos < stop:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result & MASK64, pos
-        shift += 7
-    return None
+def _says(prefix: bytes, n: int) -> bool:
+    """Whether ``prefix`` is one whole varint of value ``n`` (a length prefix kept as it came)."""
+    try:
+        return read_varint(prefix, 0, len(prefix)) == (n, len(prefix))
+    except DecodeError:
+        return False
 
 
 class Field:
@@ -104,7 +100,7 @@ class Field:
             return self.tag + self.body
         body = self.encoded_body()
         pre = self.lenpre
-        if pre is None or read_varint(pre, 0, len(pre)) != (len(body), len(pre)):
+        if pre is None or not _says(pre, len(body)):
             pre = varint(len(body))
         return self.tag + pre + body
 
@@ -123,70 +119,25 @@ class Node:
         return b"".join([f.join() for f in self.fields]) + self.tail
 
 
-def _group_end(buf: bytes, pos: int, end: int, number: int, depth: int) -> int | None:
-    """The position after the end-group tag of the group of ``number`` opened before ``pos``."""
-    if depth > MAX_DEPTH + 20:
-        return None
-    while pos < end:
-        got = read_varint(buf, pos, end, 5)
-        if got is None:
-            return None
-        tag, pos = got
-        wt = tag & 7
-        if wt == EGROUP:
-            return pos if tag >> 3 == number else None
-        nxt = _skip(buf, pos, end, tag, depth)
-        if nxt is None:
-            return None
-        pos = nxt
-    return None
-
-
-def _skip(buf: bytes, pos: int, end: int, tag: int, depth: int) -> int | None:
-    wt = tag & 7
-    if wt == VARINT:
-        got = read_varint(buf, pos, end)
-        return None if got is None else got[1]
-    if wt in (I64, I32):
-        size = 8 if wt == I64 else 4
-        return pos + size if pos + size <= end else None
-    if wt == LEN:
-        got = read_varint(buf, pos, end, 5)
-        if got is None or got[0] > end - got[1]:
-            return None
-        return got[1] + got[0]
-    if wt == SGROUP:
-        return _group_end(buf, pos, end, tag >> 3, depth + 1)
-    return None
+# Groups may nest a little deeper than a parser takes, so that such input is
+# still read as fields (and mutated), not kept as a raw tail.
+_GROUP_DEPTH = MAX_DEPTH + 20
 
 
 def split(buf: bytes, spec: MessageSpec | None) -> Node:
-    """``buf`` as wire fields, as far as they parse; the rest as the tail."""
+    """``buf`` as wire fields, as far as they parse (by the wire toolkit's
+    :func:`read_field`); the rest as the tail.  One pass over the input."""
     fields: list[Field] = []
     pos, end = 0, len(buf)
     while pos < end:
-        start = pos
-        got = read_varint(buf, pos, end, 5)
-        if got is None or got[0] >> 3 == 0 or got[0] >> 32:
+        try:
+            raw = read_field(buf, pos, end, _GROUP_DEPTH)
+        except DecodeError:
             break
-        tag, pos = got
-        number, wt = tag >> 3, tag & 7
-        tag_raw = buf[start:pos]
-        if wt == LEN:
-            got = read_varint(buf, pos, end, 5)
-            if got is None or got[0] > end - got[1]:
-                pos = start
-                break
-            n, body_at = got
-            fields.append(Field(number, wt, buf[body_at : body_at + n], tag_raw, buf[pos:body_at]))
-            pos = body_at + n
-            continue
-        nxt = _skip(buf, pos, end, tag, 0)
-        if nxt is None:
-            pos = start
-            break
-        fields.append(Field(number, wt, buf[pos:nxt], tag_raw))
-        pos = nxt
+        lenpre = buf[raw.tag_end : raw.body_at] if raw.wire_type == LEN else None
+        body = buf[raw.body_at : raw.end]
+        fields.append(Field(raw.number, raw.wire_type, body, buf[pos : raw.tag_end], lenpre))
+        pos = raw.end
     return Node(fields, buf[pos:], spec)
 
 
@@ -375,32 +326,29 @@ def _op_edge(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> N
         node.fields[i] = Field(f.number, wt, body, f.tag)
 
 
-def _elements(f: Field, kind: str) -> list[bytes] | None:
+def _elements(f: Field, wire_type: int) -> list[bytes] | None:
     """The element bodies of a packed run, or None if it does not split cleanly."""
-    body = f.encoded_body()
-    size = {"float": 4, "double": 8}.get(kind)
-    if size is not None:
-        if len(body) % size:
-            return None
-        return [body[k : k + size] for k in range(0, len(body), size)]
-    out, pos = [], 0
-    while pos < len(body):
-        got = read_varint(body, pos, len(body))
-        if got is None:
-            return None
-        out.append(body[pos : got[1]])
-        pos = got[1]
-    return out
+    try:
+        return packed_elements(f.encoded_body(), wire_type)  # type: ignore[return-value]
+    except DecodeError:
+        return None
+
+
+def _packable(spec: MessageSpec) -> list[Any]:
+    return [f for f in spec.fields if f.repeated and len(f.accepted_wire_types()) == 2]
 
 
 def _op_packing(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
-    """Switch one repeated numeric field between its packed and unpacked forms."""
-    if node.spec is None:
-        return
-    packable = [f for f in node.spec.fields if f.repeated and len(f.accepted_wire_types()) == 2]
+    """Switch one repeated numeric field between its packed and unpacked forms.
+
+    One pass over the fields whatever their number: packing a run of a
+    hundred thousand scalars builds one new list, never one per element.
+    """
+    packable = _packable(node.spec) if node.spec is not None else []
     if not packable:
         return
-    present = [f for f in packable if any(x.number == f.number for x in node.fields)]
+    numbers = {x.number for x in node.fields}
+    present = [f for f in packable if f.number in numbers]
     field = rng.choice(present or packable)
     scalar_wt = field.accepted_wire_types()[0]
     at = [k for k, x in enumerate(node.fields) if x.number == field.number]
@@ -410,14 +358,21 @@ def _op_packing(node: Node, rng: random.Random, pool: list[bytes], depth: int) -
     k = rng.choice(at)
     f = node.fields[k]
     if f.wire_type == LEN:
-        parts = _elements(f, field.kind)
+        parts = _elements(f, scalar_wt)
         if parts is not None:
             node.fields[k : k + 1] = [Field(f.number, scalar_wt, p) for p in parts]
     elif f.wire_type == scalar_wt:
-        run = [x for x in node.fields if x.number == f.number and x.wire_type == scalar_wt]
-        packed = Field(f.number, LEN, b"".join(x.body for x in run))
-        node.fields = [x for x in node.fields if x not in run]
-        node.fields.insert(min(k, len(node.fields)), packed)
+        _pack_run(node, k, f.number, scalar_wt)
+
+
+def _pack_run(node: Node, k: int, number: int, wire_type: int) -> None:
+    """Replace every ``number`` field of ``wire_type`` with one packed field, at ``k``
+    (or at the end, when fewer fields are left)."""
+    run = [x for x in node.fields if x.number == number and x.wire_type == wire_type]
+    packed = Field(number, LEN, b"".join([x.body for x in run]))
+    kept = [x for x in node.fields if x.number != number or x.wire_type != wire_type]
+    kept.insert(min(k, len(kept)), packed)
+    node.fields = kept
 
 
 def _op_overlong(node: Node, rng: random.Random) -> None:
@@ -427,15 +382,17 @@ def _op_overlong(node: Node, rng: random.Random) -> None:
     f = rng.choice(node.fields)
     what = rng.randrange(3)
     if what == 0 and f.wire_type == VARINT:
-        got = read_varint(f.body, 0, len(f.body))
-        if got is not None:
-            f.body = overlong(got[0], rng.randrange(len(f.body), 11))
+        try:
+            value = read_varint(f.body, 0, len(f.body))[0]
+        except DecodeError:
+            return
+        f.body = overlong_varint(value, rng.randrange(len(f.body), 11))
     elif what == 1:
         tag = f.number << 3 | f.wire_type
-        f.tag = overlong(tag, rng.randrange(len(varint(tag)), 6))
+        f.tag = overlong_varint(tag, rng.randrange(len(varint(tag)), 6))
     elif f.wire_type == LEN:
         n = len(f.encoded_body())
-        f.lenpre = overlong(n, rng.randrange(len(varint(n)), 6))
+        f.lenpre = overlong_varint(n, rng.randrange(len(varint(n)), 6))
 
 
 def _op_splice(node: Node, rng: random.Random, pool: list[bytes]) -> None:
@@ -531,46 +488,21 @@ def _mutate_node(node: Node, rng: random.Random, pool: list[bytes], depth: int) 
 # -- breaking the encoding -----------------------------------------------------------
 
 
-def _recursive_field(spec: MessageSpec) -> Any:
-    """A MESSAGE field of ``spec`` whose message contains ``spec`` again, or None."""
-    for f in spec.children():
-        if spec_of(f.message) is spec:
-            return f
-        for g in spec_of(f.message).children():
-            if spec_of(g.message) is spec:
-                return f
-    return None
+def _break(out: bytes, cls: type[Message], rng: random.Random) -> bytes:
+    """``out`` with one defect of the catalog in it (the one the corpus and the
+    strategies use): one that can occur in ``cls``, between its fields or at the end,
+    or a cut inside a field."""
+    defects = _BREAKABLE.get(cls)
+    if defects is None:
+        defects = _BREAKABLE[cls] = [d for d in CATALOG if applies(d, cls)]
+    for _ in range(4):  # a cut needs a field of two bytes or more
+        broken = place(rng.choice(defects), cls, out, rng)
+        if broken is not None:
+            return broken
+    return out[: rng.randrange(len(out))] if out else b"\x00"
 
 
-def _break(out: bytes, root: Node, rng: random.Random) -> bytes:
-    r = rng.randrange(5)
-    known = root.spec.fields if root.spec is not None else ()
-    at = rng.randrange(len(out) + 1)
-    if r == 0 and out:  # truncate
-        return out[: rng.randrange(len(out))]
-    if r == 1:  # a wire type the field's parser does not accept
-        number = rng.choice(known).number if known and rng.random() < 0.7 else rng.randrange(1, 100)
-        wt = rng.choice((3, 4, 6, 7) if rng.random() < 0.5 else (0, 1, 2, 5))
-        return out[:at] + varint(number << 3 | wt) + rng.randbytes(rng.randrange(9)) + out[at:]
-    if r == 2:  # a length that runs past the end
-        number = rng.choice(known).number if known else 1
-        n = rng.choice((1, 7, 1 << 20, (1 << 31) - 1, 1 << 32))
-        return out[:at] + varint(number << 3 | LEN) + varint(n) + b"\x00" + out[at:]
-    if r == 3:  # field number 0 or too large
-        number = rng.choice((0, 1 << 29, (1 << 32) - 1 >> 3, 1 << 30))
-        wt = rng.choice((VARINT, LEN))
-        return out[:at] + varint(number << 3 | wt) + b"\x00" + out[at:]
-    # nesting deeper than 100
-    levels = MAX_DEPTH + rng.randrange(1, 5)
-    f = _recursive_field(root.spec) if root.spec is not None else None
-    if f is not None:
-        body = b""
-        for _ in range(levels):
-            body = Field(f.number, LEN, body).join()
-        return body + out
-    number = rng.randrange(100, 200) if root.spec is not None else 1
-    start, end = varint(number << 3 | SGROUP), varint(number << 3 | EGROUP)
-    return out[:at] + start * levels + end * levels + out[at:]
+_BREAKABLE: dict[type[Message], list[Defect]] = {}
 
 
 # -- size ----------------------------------------------------------------------------
@@ -593,6 +525,25 @@ def _fit(root: Node, out: bytes, max_size: int, rng: random.Random) -> bytes:
         if size <= max_size:
             return b"".join(parts) + root.tail
     return out[:max_size]
+
+
+# -- interleaving -----------------------------------------------------------------------
+
+
+def interleave(base: list[Field], items: list[Field], places: list[int]) -> list[Field]:
+    """``base`` with ``items[i]`` at index ``places[i]`` of the result (``places``
+    ascending, below ``len(base) + len(items)``): one pass, where inserting
+    each item into the list would move the fields after it, once per item.
+    """
+    out: list[Field] = []
+    taken = 0
+    for item, at in zip(items, places, strict=True):
+        more = at - len(out)
+        out.extend(base[taken : taken + more])
+        taken += more
+        out.append(item)
+    out.extend(base[taken:])
+    return out
 
 
 # -- entry points ----------------------------------------------------------------------
@@ -629,7 +580,7 @@ def mutate(data: Any, max_size: int, seed: int, cls: type = TensorProto) -> byte
     rng = _rng(b"m", seed, max_size, buf)
     root = split(buf, spec_of(cls))
     if rng.random() < BREAK_SHARE:
-        out = _break(buf, root, rng)
+        out = _break(buf, cls, rng)
         return out[:max_size]
     targets = [_descend(root, rng) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
     pool = _pool(root, [])  # the sub-messages split on the way down included
@@ -652,8 +603,11 @@ def crossover(data1: Any, data2: Any, max_size: int, seed: int, cls: type = Tens
     if r == 0:  # protobuf's merge: the concatenation of two messages is one message
         root = split(a + b, spec) if rng.random() < 0.5 else split(b + a, spec)
     elif r == 1 and other.fields:  # fields of the other input, interleaved
-        for f in rng.sample(other.fields, rng.randrange(1, len(other.fields) + 1)):
-            root.fields.insert(rng.randrange(len(root.fields) + 1), f.copy())
+        chosen = rng.sample(other.fields, rng.randrange(1, len(other.fields) + 1))
+        # Uniform places, the items in their (random) sampled order: what inserting
+        # each at a uniform index gives, without moving the fields after it each time.
+        places = sorted(rng.sample(range(len(root.fields) + len(chosen)), len(chosen)))
+        root.fields = interleave(root.fields, [f.copy() for f in chosen], places)
     else:  # a sub-message of the other input spliced into this one, at any depth
         _descend(other, rng)
         pool = _pool(other, []) or [b]

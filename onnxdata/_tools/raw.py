@@ -15,7 +15,18 @@ from __future__ import annotations
 import struct
 
 from .._core.errors import DecodeError
-from .._core.wire import Buf, read_length, read_tag, read_varint
+from .._core.wire import (
+    EGROUP,
+    I32,
+    I64,
+    MAX_DEPTH,
+    SGROUP,
+    VARINT,
+    WIRE_TYPE_NAMES,
+    Buf,
+    read_field,
+    read_varint,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,7 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["RawDump", "dump"]
 
-_WIRE_NAMES = {0: "varint", 1: "i64", 2: "len", 3: "sgroup", 4: "egroup", 5: "i32"}
 _MAX_GUESS_DEPTH = 32
 _PREVIEW = 24
 _TEXT_LIMIT = 1 << 16  # payloads up to this size are tried as text
@@ -65,60 +75,57 @@ class _StopError(Exception):
 
 
 def _fields(buf: Buf, pos: int, end: int, depth: int, out: list[str], group: int | None) -> int:
-    """Dump fields in ``[pos, end)``; return the position after them (or after an end-group)."""
+    """Dump fields in ``[pos, end)``; return the position after them (or after an end-group).
+
+    Fields are read by the wire toolkit's ``read_field``, so a damaged field is
+    reported as the decoder reports it; groups are walked here, one level at a
+    time, so that the fields of a broken group are shown up to the break.
+    """
     pad = "  " * depth
     while pos < end:
         start = pos
         try:
-            tag, pos = read_tag(buf, pos, end)
-            number, wt = tag >> 3, tag & 7
-            if number == 0:
-                raise DecodeError(f"field number 0 at offset {start}", start)
-            if wt in (6, 7):
-                raise DecodeError(f"wire type {wt} at offset {start} does not exist", start)
-            head = f"{pad}@{start} {number}: {_WIRE_NAMES[wt]}"
-            if wt == 0:
-                v, pos = read_varint(buf, pos, end)
-                signed = v - (1 << 64) if v >> 63 else v
-                extra = f" (signed {signed})" if signed != v else ""
-                out.append(f"{head} {v}{extra}")
-            elif wt == 1:
-                if end - pos < 8:
-                    raise DecodeError(f"fixed64 at offset {pos} runs past the end", pos)
-                (i,) = struct.unpack_from("<Q", buf, pos)
-                (d,) = struct.unpack_from("<d", buf, pos)
-                out.append(f"{head} {i:#018x} (double {d!r})")
-                pos += 8
-            elif wt == 5:
-                if end - pos < 4:
-                    raise DecodeError(f"fixed32 at offset {pos} runs past the end", pos)
-                (i,) = struct.unpack_from("<I", buf, pos)
-                (f,) = struct.unpack_from("<f", buf, pos)
-                out.append(f"{head} {i:#010x} (float {f!r})")
-                pos += 4
-            elif wt == 2:
-                n, pos = read_length(buf, pos, end)
-                nested: list[str] = []
-                out.append(f"{head}[{n}] {_payload(buf, pos, pos + n, depth, nested)}")
-                out.extend(nested)
-                pos += n
-            elif wt == 3:
-                out.append(f"{head} {{")
-                if depth >= 100:
-                    raise DecodeError(f"groups nested too deep at offset {start}", start)
-                pos = _fields(buf, pos, end, depth + 1, out, number)
-                out.append(f"{pad}}}")
-            else:
-                if group != number:
+            f = read_field(buf, pos, end, groups=False)
+            pos = f.end
+            head = f"{pad}@{start} {f.number}: {WIRE_TYPE_NAMES[f.wire_type]}"
+            if f.wire_type == EGROUP:
+                if group != f.number:
                     raise DecodeError(
-                        f"end-group {number} at offset {start} matches no start-group", start
+                        f"end-group {f.number} at offset {start} matches no start-group", start
                     )
                 return pos
+            if f.wire_type == SGROUP:
+                out.append(f"{head} {{")
+                if depth >= MAX_DEPTH:
+                    raise DecodeError(f"groups nested too deep at offset {start}", start)
+                pos = _fields(buf, pos, end, depth + 1, out, f.number)
+                out.append(f"{pad}}}")
+            else:
+                _value(buf, f.wire_type, f.body_at, f.end, f.value, head, depth, out)
         except DecodeError as err:
             raise _StopError(err, start) from None
     if group is not None:
         raise _StopError(DecodeError(f"group {group} is not closed before offset {end}", end), end)
     return pos
+
+
+def _value(buf: Buf, wire_type: int, at: int, end: int, value: int, head: str, depth: int,
+           out: list[str]) -> None:  # fmt: skip
+    """Append the line of a VARINT, I64, I32 or LEN field, and a payload's nested lines."""
+    if wire_type == VARINT:
+        signed = value - (1 << 64) if value >> 63 else value
+        extra = f" (signed {signed})" if signed != value else ""
+        out.append(f"{head} {value}{extra}")
+    elif wire_type == I64:
+        (d,) = struct.unpack_from("<d", buf, at)
+        out.append(f"{head} {value:#018x} (double {d!r})")
+    elif wire_type == I32:
+        (x,) = struct.unpack_from("<f", buf, at)
+        out.append(f"{head} {value:#010x} (float {x!r})")
+    else:  # LEN
+        nested: list[str] = []
+        out.append(f"{head}[{value}] {_payload(buf, at, end, depth, nested)}")
+        out.extend(nested)
 
 
 def _payload(buf: Buf, pos: int, end: int, depth: int, out: list[str]) -> str:

@@ -31,12 +31,13 @@ FOLDERS: dict[str, type] = {spec_of(cls).name: cls for cls in MESSAGE_TYPES}
 NAME = re.compile(r"(valid|noncanonical|malformed)-([a-z0-9_.-]+)-(\d+)\.pb")
 # Valid seeds that set fields regardless of ONNX's rules; every other one follows them.
 RULE_FREE = ("field-", "all-fields", "edge-", "random")
+# The defect classes every message can hold, by their file names.
 DEFECTS = {
-    "truncated-tag", "truncated-varint", "truncated-length", "truncated-fixed32",
-    "truncated-fixed64", "truncated-payload", "length-past-end", "bad-wire-type-6",
-    "bad-wire-type-7", "field-number-0", "field-number-too-large", "tag-over-5-bytes",
-    "varint-over-10-bytes", "length-over-5-bytes", "end-group-unmatched", "group-mismatch",
-    "group-unterminated", "nesting-too-deep-groups",
+    "truncated", "truncated-tag", "truncated-varint", "truncated-length", "truncated-fixed32",
+    "truncated-fixed64", "length-past-the-end", "wire-type-6", "wire-type-7", "field-number-0",
+    "field-number-2-29-or-above", "tag-longer-than-5-bytes", "varint-longer-than-10-bytes",
+    "length-longer-than-5-bytes", "unmatched-end-group", "mismatched-end-group",
+    "unterminated-group", "wrong-wire-type-cut-short", "groups-nested-too-deep",
 }  # fmt: skip
 
 
@@ -174,10 +175,13 @@ def test_every_folder_has_every_defect_class(out: Path) -> None:
         }
         assert found >= DEFECTS, (folder, DEFECTS - found)
         if _holds_itself(cls):  # SequenceProto, MapProto, OptionalProto
-            assert "nesting-too-deep" in found, folder
+            assert "nested-too-deep" in found, folder
         for f in spec_of(cls).fields:
             if f.typecode in ("f", "d"):
-                assert f"packed-{f.kind}-bad-size" in found, (folder, f.name)
+                size = 4 if f.typecode == "f" else 8
+                assert f"packed-{f.kind}-payload-not-a-multiple-of-{size}" in found, folder
+        if any(True for _ in spec_of(cls).children()):
+            assert "length-past-the-sub-message" in found, folder
 
 
 def _holds_itself(cls: type) -> bool:
