@@ -44,7 +44,7 @@ from ._tools.check import Violation, check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 __all__ = [
@@ -147,48 +147,67 @@ def _walk(root: Message) -> Iterator[tuple[str, Any]]:
 def _required(root: Message) -> Iterator[Violation]:
     """The rules onnx's checker adds to :func:`onnxdata.check`, for every message inside."""
     for path, msg in _walk(root):
-        if isinstance(msg, TensorProto):
-            if msg.data_type is None:
-                yield Violation(f"{path}.data_type", "Field 'data_type' of 'tensor' is required "
-                                                     "but missing.")  # fmt: skip
-            elif msg.data_type == _DT.UNDEFINED:
-                yield Violation(
-                    f"{path}.data_type",
-                    f"setting data_type field (tensor name: {msg.name or ''}) to UNDEFINED "
-                    "is not allowed",
-                )
-        elif isinstance(msg, SparseTensorProto):
-            dims = (
-                msg.dims
-                if isinstance(msg.dims, (list, tuple)) or hasattr(msg.dims, "typecode")
-                else None
-            )
-            if dims is None:
-                continue  # dims of the wrong type: check() reports it
-            name = msg.values.name if isinstance(msg.values, TensorProto) else None
-            if not dims:
-                yield Violation(f"{path}.dims", f"Sparse tensor ({name or ''}) must have a "
-                                                "dense-rank > 0")  # fmt: skip
-            elif any(isinstance(d, int) and d == 0 for d in dims):
-                yield Violation(f"{path}.dims", f"Sparse tensor ({name or ''}) dimensions "
-                                                "are not positive.")  # fmt: skip
-        elif isinstance(msg, (SequenceProto, OptionalProto)):
-            what = "sequence" if isinstance(msg, SequenceProto) else "optional"
-            if msg.elem_type is None:
-                yield Violation(f"{path}.elem_type", f"Field 'elem_type' of '{what}' is "
-                                                     "required but missing.")  # fmt: skip
-            elif msg.elem_type == SequenceProto.OPTIONAL or (
-                isinstance(msg, SequenceProto) and msg.elem_type == SequenceProto.UNDEFINED
-            ):
-                yield Violation(
-                    f"{path}.elem_type",
-                    f"{what.capitalize()} ( Structure name: {msg.name or ''}, "
-                    f"elem_type: {msg.elem_type}) is not have a valid element type.",
-                )
-        elif isinstance(msg, MapProto):
-            if msg.key_type is None:
-                yield Violation(f"{path}.key_type", "Field 'key_type' of 'map' is required "
-                                                    "but missing.")  # fmt: skip
-            if msg.values is None:
-                yield Violation(f"{path}.values", "Field 'values' of 'map' is required "
-                                                  "but missing.")  # fmt: skip
+        for cls in type(msg).__mro__:  # a subclass of a message gets its rules
+            rule = _REQUIRED.get(cls)
+            if rule is not None:
+                yield from rule(path, msg)
+                break
+
+
+def _tensor_required(path: str, msg: Any) -> Iterator[Violation]:
+    if msg.data_type is None:
+        yield Violation(f"{path}.data_type", "Field 'data_type' of 'tensor' is required "
+                                             "but missing.")  # fmt: skip
+    elif msg.data_type == _DT.UNDEFINED:
+        yield Violation(
+            f"{path}.data_type",
+            f"setting data_type field (tensor name: {msg.name or ''}) to UNDEFINED is not allowed",
+        )
+
+
+def _sparse_required(path: str, msg: Any) -> Iterator[Violation]:
+    dims = msg.dims
+    if not (isinstance(dims, (list, tuple)) or hasattr(dims, "typecode")):
+        return  # dims of the wrong type: check() reports it
+    name = msg.values.name if isinstance(msg.values, TensorProto) else None
+    if not dims:
+        yield Violation(f"{path}.dims", f"Sparse tensor ({name or ''}) must have a "
+                                        "dense-rank > 0")  # fmt: skip
+    elif any(isinstance(d, int) and d == 0 for d in dims):
+        yield Violation(f"{path}.dims", f"Sparse tensor ({name or ''}) dimensions "
+                                        "are not positive.")  # fmt: skip
+
+
+def _element_required(path: str, msg: Any) -> Iterator[Violation]:
+    """A sequence's or optional's element type is set, and one it may hold."""
+    what = "sequence" if isinstance(msg, SequenceProto) else "optional"
+    if msg.elem_type is None:
+        yield Violation(f"{path}.elem_type", f"Field 'elem_type' of '{what}' is "
+                                             "required but missing.")  # fmt: skip
+    elif msg.elem_type == SequenceProto.OPTIONAL or (
+        isinstance(msg, SequenceProto) and msg.elem_type == SequenceProto.UNDEFINED
+    ):
+        yield Violation(
+            f"{path}.elem_type",
+            f"{what.capitalize()} ( Structure name: {msg.name or ''}, "
+            f"elem_type: {msg.elem_type}) is not have a valid element type.",
+        )
+
+
+def _map_required(path: str, msg: Any) -> Iterator[Violation]:
+    if msg.key_type is None:
+        yield Violation(f"{path}.key_type", "Field 'key_type' of 'map' is required "
+                                            "but missing.")  # fmt: skip
+    if msg.values is None:
+        yield Violation(f"{path}.values", "Field 'values' of 'map' is required "
+                                          "but missing.")  # fmt: skip
+
+
+_REQUIRED: dict[type, Callable[[str, Any], Iterator[Violation]]] = {
+    TensorProto: _tensor_required,
+    SparseTensorProto: _sparse_required,
+    SequenceProto: _element_required,
+    OptionalProto: _element_required,
+    MapProto: _map_required,
+}
+"""What onnx's checker asks of each message before it is used, by class."""

@@ -2,16 +2,33 @@
 
 Errors are one line on stderr naming the file, offset and field path, with
 exit status 2; a traceback would only hide the offset a user needs.
+
+Three rules hold for every command, in one place each, so that a new command
+cannot forget them:
+
+* Every line printed, on stdout (:class:`_Output`) or stderr (:func:`_say`),
+  goes through :func:`printable`: a name, a location or a JSON key from a
+  file cannot drive the terminal or forge a line.
+* A command declares which arguments it reads and which it writes; an output
+  that is the same file as an input (through a hard link, a symlink, a
+  relative path or ``/dev/fd/N``), stdout included, is refused before
+  anything runs (:func:`_same_file`).  Files are written atomically
+  (:func:`_write`): on failure, nothing is written and an existing output
+  is left as it was.
+* When the reader of stdout goes away (``onnxdata check bad.pb | head -1``),
+  the output stops but the work does not: the exit status is the one the
+  command computed, never 0 for a failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__
 from ._core.errors import DecodeError, EncodeError
@@ -23,10 +40,12 @@ from ._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
+from ._tools.terminal import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
+    from typing import BinaryIO, TextIO
 
 TYPES: dict[str, type[Message]] = {
     "tensor": TensorProto,
@@ -42,16 +61,136 @@ class CommandError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``onnxdata`` command; return the exit status (0 ok, 1 violations, 2 errors)."""
+    """Run the ``onnxdata`` command; return the exit status (0 ok, 1 violations, 2 errors).
+
+    A closed stdout does not change the status: the command runs to its end
+    with its output discarded.  Failing to write stdout otherwise (a full
+    disk) is an error, status 2.
+
+    Raises:
+        SystemExit: the arguments are wrong (status 2, after one line of
+            usage), or ``--help`` / ``--version`` was asked for (status 0).
+    """
     parser = _parser()
     args = parser.parse_args(argv)
-    run: Callable[[argparse.Namespace], int] = args.run
-    try:
-        return run(args)
-    except BrokenPipeError:  # `onnxdata json big.pb | head`: stop quietly, as Unix tools do
+    out = _Output()
+    clash = _same_file(args, out)
+    if clash is not None:
+        output, source = clash
+        status = _fail(output, f"is the same file as the input {source}: refused, "
+                               "writing it would destroy the input")  # fmt: skip
+    else:
+        run: Callable[[argparse.Namespace, _Output], int] = args.run
+        status = run(args, out)
+    return out.finish(status)
+
+
+class _Output:
+    """The command's stdout: every line escaped (:func:`printable`).
+
+    When the reader goes away (``BrokenPipeError``) or stdout is closed, the
+    output stops and the command goes on, so its exit status is the one it
+    computes: the standard output is pointed at ``os.devnull``, as Python's
+    documentation advises, so that nothing fails again when the interpreter
+    flushes it at exit.  Any other failure to write is kept, and reported
+    once at the end.
+    """
+
+    def __init__(self) -> None:
+        self.stream: TextIO | None = sys.stdout
+        self.closed = self.stream is None
+        self.error: OSError | None = None
+
+    def line(self, text: str) -> None:
+        """Print one line: a line break inside ``text`` is escaped, never printed."""
+        self.write(printable(text) + "\n")
+
+    def lines(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            self.line(text)
+
+    def block(self, text: str) -> None:
+        """Print text whose line breaks are its own (JSON, text format), each line escaped."""
+        self.write("\n".join(map(printable, text.split("\n"))))
+
+    def write(self, text: str) -> None:
+        if self.closed:
+            return
+        try:
+            assert self.stream is not None
+            self.stream.write(_encodable(text, self.stream))
+        except OSError as err:
+            self._stop(err)
+
+    def finish(self, status: int) -> int:
+        """Flush; the exit status: ``status``, or 2 if stdout could not be written."""
+        if not self.closed:
+            try:
+                assert self.stream is not None
+                self.stream.flush()
+            except OSError as err:
+                self._stop(err)
+        if self.error is not None:
+            _say(f"onnxdata: cannot write the output: {self.error.strerror or self.error}")
+            return max(status, 2)
+        return status
+
+    def _stop(self, err: OSError) -> None:
+        self.closed = True
+        if not isinstance(err, BrokenPipeError):
+            self.error = err
+        try:
+            assert self.stream is not None
+            fd = self.stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return  # not a file descriptor (a test's capture): nothing is flushed at exit
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        try:
+            os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
+
+
+def _same_file(args: argparse.Namespace, out: _Output) -> tuple[str, str] | None:
+    """An output of the command (or stdout, when it is a regular file) that is
+    the same file as one of its inputs: (the output, the input); else None."""
+    inputs: dict[tuple[int, int], str] = {}
+    for name in args.inputs:
+        value = getattr(args, name)
+        for path in [value] if isinstance(value, str) else value:
+            found = _identity(path)
+            if found is not None:
+                inputs.setdefault(found, path)
+    if not inputs:
+        return None
+    for name in args.outputs:
+        path = getattr(args, name)
+        found = _identity(path)
+        if found in inputs:
+            return path, inputs[found]
+    found = _stdout_identity(out)
+    if found in inputs:
+        return "<stdout>", inputs[found]
+    return None
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The file at ``path``, symlinks followed, as (device, inode); None if there is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _stdout_identity(out: _Output) -> tuple[int, int] | None:
+    """Stdout as (device, inode), when it is a regular file (``> file``, ``>> file``)."""
+    try:
+        assert out.stream is not None
+        st = os.fstat(out.stream.fileno())
+    except (AssertionError, AttributeError, OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def command() -> int:
@@ -76,16 +215,34 @@ def _show_warning(
     _say("onnxdata: warning: " + " ".join(str(message).split()), file)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error line (which quotes the arguments) is escaped."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, printable(f"{self.prog}: error: {message}") + "\n")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="onnxdata", description="Inspect, check and convert ONNX data files (.pb)."
     )
     parser.add_argument("--version", action="version", version=f"onnxdata {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name: str, help: str, description: str, run: Any) -> argparse.ArgumentParser:
+    def command(
+        name: str,
+        help: str,
+        description: str,
+        run: Callable[[argparse.Namespace, _Output], int],
+        inputs: tuple[str, ...] = ("file",),
+        outputs: tuple[str, ...] = (),
+    ) -> argparse.ArgumentParser:
+        """Add a command: ``run(args, out)``, which reads the files named by the
+        arguments ``inputs`` and writes those named by ``outputs`` (argument
+        names as argparse stores them), and prints through ``out``."""
         sub = commands.add_parser(name, help=help, description=description)
-        sub.set_defaults(run=run)
+        sub.set_defaults(run=run, inputs=inputs, outputs=outputs)
         return sub
 
     def typed(sub: argparse.ArgumentParser) -> None:
@@ -99,6 +256,7 @@ def _parser() -> argparse.ArgumentParser:
         "Outline each file: message type, names, types, shapes and a few values. "
         "The type is detected when --type is not given.",
         _cmd_show,
+        inputs=("files",),
     )
     show.add_argument("files", nargs="+", metavar="FILE")
     typed(show)
@@ -124,6 +282,7 @@ def _parser() -> argparse.ArgumentParser:
         "Check each file against every MUST of the ONNX protos; print one line per "
         "violation. Exit status 1 if any file breaks a rule, 2 if one cannot be read.",
         _cmd_check,
+        inputs=("files",),
     )
     check.add_argument("files", nargs="+", metavar="FILE")
     typed(check)
@@ -141,6 +300,7 @@ def _parser() -> argparse.ArgumentParser:
         "write a .pb from protobuf JSON",
         "Read protobuf JSON (what json_format.Parse accepts) and write the binary message.",
         _cmd_from_json,
+        outputs=("output",),
     )
     from_json.add_argument("file", metavar="FILE.json")
     from_json.add_argument("-o", "--output", required=True, metavar="OUT.pb")
@@ -155,6 +315,7 @@ def _parser() -> argparse.ArgumentParser:
         "write a tensor as a .npy array (needs numpy)",
         "Convert a TensorProto (or SparseTensorProto, densified) to a .npy file.",
         _cmd_to_npy,
+        outputs=("output",),
     )
     to_npy.add_argument("file", metavar="FILE")
     to_npy.add_argument("-o", "--output", required=True, metavar="OUT.npy")
@@ -164,6 +325,7 @@ def _parser() -> argparse.ArgumentParser:
         "write a .npy array as a TensorProto (needs numpy)",
         "Convert a .npy array to a TensorProto .pb file.",
         _cmd_from_npy,
+        outputs=("output",),
     )
     from_npy.add_argument("file", metavar="IN.npy")
     from_npy.add_argument("-o", "--output", required=True, metavar="OUT.pb")
@@ -175,6 +337,7 @@ def _parser() -> argparse.ArgumentParser:
         "seeds, named by what they are) and OUT/onnx.dict, a libFuzzer/AFL dictionary. "
         "The same --seed and --count give the same files.",
         _cmd_corpus,
+        inputs=(),
     )
     corpus.add_argument("out", metavar="OUT")
     corpus.add_argument("--seed", type=int, default=0, help="the random seed (default 0)")
@@ -196,11 +359,23 @@ def _fail(path: str, message: str) -> int:
 
 
 def _say(line: str, file: Any = None) -> None:
-    """Print one line on stderr (or ``file``), whatever characters it holds."""
+    """Print one line on stderr (or ``file``), escaped (:func:`printable`): the one
+    place errors and warnings are printed.  A closed stderr loses the line."""
     out = sys.stderr if file is None else file
-    # A lone surrogate (from a file name or a JSON key) cannot be printed as is.
-    encoding = getattr(out, "encoding", None) or "utf-8"
-    print(line.encode(encoding, "backslashreplace").decode(encoding), file=out)
+    if out is None:
+        return  # started with stderr closed
+    try:
+        out.write(_encodable(printable(line) + "\n", out))
+        out.flush()
+    except OSError:
+        pass  # nowhere left to say it
+
+
+def _encodable(text: str, stream: Any) -> str:
+    """``text`` as ``stream``'s encoding can write it (a printable character it
+    lacks, such as "é" on an ASCII terminal, escaped)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
 def _guarded(path: str, action: Callable[[], int]) -> int:
@@ -218,8 +393,6 @@ def _guarded(path: str, action: Callable[[], int]) -> int:
         return _fail(path, f"cannot encode: {err}")
     except CommandError as err:
         return _fail(path, str(err))
-    except BrokenPipeError:
-        raise
     except OSError as err:
         text = err.strerror or str(err)
         if err.filename is not None and os.fsdecode(err.filename) != path:
@@ -254,29 +427,38 @@ def _load(path: str, type_name: str | None) -> Message:
     return load(path, None if type_name is None else TYPES[type_name])
 
 
-def _write(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: a failure leaves no file behind."""
+def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
+    """Write the file at ``path`` atomically with ``write(file)``: into a temporary
+    beside it, renamed over it when complete, so a failure (a full disk, a file
+    size limit) writes nothing and leaves an existing ``path`` as it was.
+
+    Raises:
+        CommandError: the file cannot be written.
+    """
     from ._io.atomic import AtomicFile
 
-    target = AtomicFile(path)
     try:
-        target.file.write(data)
-    except BaseException:
-        target.discard()
-        raise
-    target.commit()
+        target = AtomicFile(path)
+        try:
+            write(target.file)
+        except BaseException:
+            target.discard()
+            raise
+        target.commit()
+    except OSError as err:
+        raise CommandError(f"cannot write {path}: {err.strerror or err}") from None
 
 
-def _cmd_show(args: argparse.Namespace) -> int:
+def _cmd_show(args: argparse.Namespace, out: _Output) -> int:
     status = 0
     several = len(args.files) > 1
     for path in args.files:
 
         def one(path: str = path) -> int:
             if args.format == "text":
-                print(_show_text(path, args.type, several), end="")
+                out.block(_show_text(path, args.type, several))
             else:
-                print("\n".join(_show(path, args.type)))
+                out.lines(_show(path, args.type))
             return 0
 
         status = max(status, _guarded(path, one))
@@ -288,7 +470,8 @@ def _show_text(path: str, type_name: str | None, named: bool) -> str:
     from .text_format import MessageToString
 
     text = MessageToString(_load(path, type_name))
-    return f"# {path}\n{text}" if named else text
+    # The path's own line breaks are escaped; the text format's are its lines.
+    return f"# {printable(path)}\n{text}" if named else text
 
 
 def _show(path: str, type_name: str | None) -> list[str]:
@@ -337,7 +520,7 @@ def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
     return release
 
 
-def _cmd_raw(args: argparse.Namespace) -> int:
+def _cmd_raw(args: argparse.Namespace, out: _Output) -> int:
     from ._tools.raw import dump
 
     def run() -> int:
@@ -348,8 +531,7 @@ def _cmd_raw(args: argparse.Namespace) -> int:
             result = dump(buf)
         finally:
             _close(buf, mapping)
-        if result.lines:
-            print("\n".join(result.lines))
+        out.lines(result.lines)
         if result.error is not None:
             err = result.error
             return _fail(
@@ -361,7 +543,7 @@ def _cmd_raw(args: argparse.Namespace) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
+def _cmd_check(args: argparse.Namespace, out: _Output) -> int:
     from ._tools.check import check
 
     status = 0
@@ -369,25 +551,24 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
         def one(path: str = path) -> int:
             found = check(_load(path, args.type))
-            for v in found:
-                print(f"{path}: {v}")
+            out.lines(f"{path}: {v}" for v in found)
             return 1 if found else 0
 
         status = max(status, _guarded(path, one))
     return status
 
 
-def _cmd_json(args: argparse.Namespace) -> int:
+def _cmd_json(args: argparse.Namespace, out: _Output) -> int:
     from .json_format import MessageToJson
 
     def run() -> int:
-        print(MessageToJson(_load(args.file, args.type)))
+        out.block(MessageToJson(_load(args.file, args.type)) + "\n")
         return 0
 
     return _guarded(args.file, run)
 
 
-def _cmd_from_json(args: argparse.Namespace) -> int:
+def _cmd_from_json(args: argparse.Namespace, out: _Output) -> int:
     from .json_format import Parse, ParseError
 
     def run() -> int:
@@ -403,7 +584,8 @@ def _cmd_from_json(args: argparse.Namespace) -> int:
                 first = first or err
         else:
             raise CommandError(_one_line(first or ParseError("no type fits")))
-        _write(args.output, msg.encode())
+        data = msg.encode()
+        _write(args.output, lambda f: f.write(data))
         return 0
 
     return _guarded(args.file, run)
@@ -417,7 +599,7 @@ def _numpy() -> Any:
     return numpy
 
 
-def _cmd_to_npy(args: argparse.Namespace) -> int:
+def _cmd_to_npy(args: argparse.Namespace, out: _Output) -> int:
     def run() -> int:
         np = _numpy()
         from . import numpy_helper
@@ -425,20 +607,21 @@ def _cmd_to_npy(args: argparse.Namespace) -> int:
         msg = _load(args.file, args.type)
         if not isinstance(msg, (TensorProto, SparseTensorProto)):
             raise CommandError(f"to-npy takes a tensor, not a {type(msg).__qualname__}")
+        base = os.path.dirname(os.path.abspath(args.file))
+        _refuse_external_output(msg, base, args.output)
         try:
-            array = numpy_helper.to_array(msg, os.path.dirname(os.path.abspath(args.file)))
+            array = numpy_helper.to_array(msg, base)
         except (ValueError, TypeError) as err:
             raise CommandError(f"cannot convert to an array: {err}") from None
         if array.dtype.kind == "O":
             raise CommandError("STRING tensors cannot be saved as .npy without pickle")
-        with open(args.output, "wb") as f:
-            np.save(f, array, allow_pickle=False)
+        _write(args.output, lambda f: np.save(f, array, allow_pickle=False))
         return 0
 
     return _guarded(args.file, run)
 
 
-def _cmd_from_npy(args: argparse.Namespace) -> int:
+def _cmd_from_npy(args: argparse.Namespace, out: _Output) -> int:
     def run() -> int:
         np = _numpy()
         from . import numpy_helper
@@ -454,36 +637,62 @@ def _cmd_from_npy(args: argparse.Namespace) -> int:
             tensor = numpy_helper.from_array(array, name=args.name)
         except (ValueError, TypeError) as err:
             raise CommandError(f"cannot convert: {err}") from None
-        _write(args.output, tensor.encode())
+        data = tensor.encode()
+        _write(args.output, lambda f: f.write(data))
         return 0
 
     return _guarded(args.file, run)
 
 
-def _cmd_corpus(args: argparse.Namespace) -> int:
+def _cmd_corpus(args: argparse.Namespace, out: _Output) -> int:
     from ._fuzz.corpus import DICTIONARY_NAME, write_corpus
 
     def run() -> int:
-        out = args.out
+        folder_out = args.out
         if args.count < 1:
             raise CommandError(f"--count must be at least 1, not {args.count}")
-        if os.path.exists(out) and not os.path.isdir(out):
+        if os.path.exists(folder_out) and not os.path.isdir(folder_out):
             raise CommandError("exists and is not a folder")
-        if os.path.isdir(out) and os.listdir(out) and not args.force:
+        if os.path.isdir(folder_out) and os.listdir(folder_out) and not args.force:
             raise CommandError("is not empty (--force replaces the corpus in it)")
-        summary = write_corpus(out, seed=args.seed, count=args.count, force=args.force)
+        summary = write_corpus(folder_out, seed=args.seed, count=args.count, force=args.force)
         for folder, counts in summary.items():
             total = sum(counts.values())
             share = 100 * counts["malformed"] / total
-            print(
-                f"{out}/{folder}: {total} files: {counts['valid']} valid, "
+            out.line(
+                f"{folder_out}/{folder}: {total} files: {counts['valid']} valid, "
                 f"{counts['noncanonical']} non-canonical, {counts['malformed']} malformed "
                 f"({share:.0f} %)"
             )
-        print(f"{out}/{DICTIONARY_NAME}: the dictionary")
+        out.line(f"{folder_out}/{DICTIONARY_NAME}: the dictionary")
         return 0
 
     return _guarded(args.out, run)
+
+
+def _refuse_external_output(msg: Message, base: str, output: str) -> None:
+    """Refuse to write over a file that ``msg`` keeps its values in (an external
+    tensor's data file is an input too).
+
+    Raises:
+        CommandError: ``output`` is one of the tensor's external data files.
+    """
+    target = _identity(output)
+    if target is None:
+        return
+    tensors: list[Any] = [msg]
+    if isinstance(msg, SparseTensorProto):
+        tensors = [msg.values, msg.indices]
+    for t in tensors:
+        if not isinstance(t, TensorProto) or t.data_location != TensorProto.EXTERNAL:
+            continue
+        for entry in t.external_data:
+            location = entry.value or ""
+            if entry.key == "location" and _identity(os.path.join(base, location)) == target:
+                raise CommandError(
+                    f"{output} holds the tensor's external data ({location}): refused, "
+                    "writing it would destroy the input"
+                )
 
 
 def _check_npy(np: Any, path: str) -> None:

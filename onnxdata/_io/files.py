@@ -600,65 +600,100 @@ def detect(
     """
     if read is None:
         read = _decoder(view, copy)
-    bound: dict[type[Message], int] = {}
-    differs: dict[type[Message], bool] = {}
-    risk: dict[type[Message], int] = {}
-    for cls in CANDIDATES:
-        unknown, differs[cls], varints = _scan(view, 0, len(view), cls, 1)
-        bound[cls] = unknown + differs[cls]
-        risk[cls] = unknown + varints  # bytes to copy or to turn into ints
-    rank = {cls: i for i, cls in enumerate(CANDIDATES)}  # a tie goes to the first
-    exact_top = False
-
-    def beaten(cls: type[Message], fits: list[_Fit]) -> bool:
-        """Whether a fit already read scores at most ``cls``'s bound, listed earlier
-        on a tie: then ``cls`` cannot win, whatever its score."""
-        return any((f.most(), rank[f.cls]) < (bound[cls], rank[cls]) for f in fits)
-
-    fits: list[_Fit] = []
-    errors: dict[type[Message], DecodeError] = {}
-    for cls in sorted(CANDIDATES, key=lambda c: (bound[c], risk[c], rank[c])):
-        if fits and not beaten(cls, fits) and not exact_top:
-            # Before reading a second type, make the bounds exact at the top level.
-            exact_top = True
-            _raise_bounds(view, bound, differs)
-        if beaten(cls, fits):
-            continue
-        for fit in fits:  # an exact score may rule ``cls`` out without reading it
-            if fit.canonical is None and (fit.misfit, rank[fit.cls]) < (bound[cls], rank[cls]):
-                fit.score()
-                if beaten(cls, fits):
-                    break
-        if beaten(cls, fits):
-            continue
-        try:
-            result, score, check = read(cls)
-        except DecodeError as err:
-            errors[cls] = err
-            continue
-        fits.append(_Fit(cls, result, score, check, differs[cls]))
+    search = _Search(view, read)
+    fits, errors = search.read_candidates()
     if not fits:
         raise next(errors[cls] for cls in CANDIDATES if cls in errors)
-    # The fits that can still be best, and their exact scores if it takes them.
-    top = min((f.most(), rank[f.cls]) for f in fits)
-    left = [f for f in fits if (f.misfit, rank[f.cls]) <= top]
-    best = left[0] if len(left) == 1 else min(left, key=lambda f: (f.score(), rank[f.cls]))
+    best = search.best(fits)
     if not ties:
         return Detected(best.cls, best.result, ())
-    score = best.score()
-    same = []
-    for cls in CANDIDATES:
-        if cls is best.cls or cls in errors or bound[cls] > score:
-            continue
-        other = next((f for f in fits if f.cls is cls), None)
-        if other is None:
-            try:
-                other = _Fit(cls, *read(cls), differs[cls])
-            except DecodeError:
+    return Detected(best.cls, best.result, search.ties(best, fits, errors))
+
+
+class _Search:
+    """One :func:`detect`: each type's lower bound, and the types read so far."""
+
+    def __init__(
+        self, view: Any, read: Callable[[type[Message]], tuple[Any, int, Callable[[], bool]]]
+    ) -> None:
+        self.view = view
+        self.read = read
+        self.bound: dict[type[Message], int] = {}
+        self.differs: dict[type[Message], bool] = {}
+        self.risk: dict[type[Message], int] = {}
+        for cls in CANDIDATES:
+            unknown, self.differs[cls], varints = _scan(view, 0, len(view), cls, 1)
+            self.bound[cls] = unknown + self.differs[cls]
+            self.risk[cls] = unknown + varints  # bytes to copy or to turn into ints
+        self.rank = {cls: i for i, cls in enumerate(CANDIDATES)}  # a tie goes to the first
+        self.exact_top = False
+
+    def beaten(self, cls: type[Message], fits: list[_Fit]) -> bool:
+        """Whether a fit already read scores at most ``cls``'s bound, listed earlier
+        on a tie: then ``cls`` cannot win, whatever its score."""
+        mine = (self.bound[cls], self.rank[cls])
+        return any((f.most(), self.rank[f.cls]) < mine for f in fits)
+
+    def worth_reading(self, cls: type[Message], fits: list[_Fit]) -> bool:
+        """Whether ``cls`` may still win: not beaten by a bound, nor by an exact
+        score computed now where that can rule it out without reading it."""
+        if fits and not self.exact_top and not self.beaten(cls, fits):
+            # Before reading a second type, make the bounds exact at the top level.
+            self.exact_top = True
+            _raise_bounds(self.view, self.bound, self.differs)
+        if self.beaten(cls, fits):
+            return False
+        mine = (self.bound[cls], self.rank[cls])
+        for fit in fits:
+            if fit.canonical is None and (fit.misfit, self.rank[fit.cls]) < mine:
+                fit.score()
+                if self.beaten(cls, fits):
+                    return False
+        return True
+
+    def read_candidates(self) -> tuple[list[_Fit], dict[type[Message], DecodeError]]:
+        """Read the types from the lowest bound up, skipping those that cannot win."""
+        fits: list[_Fit] = []
+        errors: dict[type[Message], DecodeError] = {}
+        order = sorted(CANDIDATES, key=lambda c: (self.bound[c], self.risk[c], self.rank[c]))
+        for cls in order:
+            if not self.worth_reading(cls, fits):
                 continue
-        if other.score() == score:
-            same.append(cls)
-    return Detected(best.cls, best.result, tuple(same))
+            try:
+                result, score, check = self.read(cls)
+            except DecodeError as err:
+                errors[cls] = err
+                continue
+            fits.append(_Fit(cls, result, score, check, self.differs[cls]))
+        return fits, errors
+
+    def best(self, fits: list[_Fit]) -> _Fit:
+        """The fit with the lowest score (exact scores computed only where needed)."""
+        rank = self.rank
+        top = min((f.most(), rank[f.cls]) for f in fits)
+        left = [f for f in fits if (f.misfit, rank[f.cls]) <= top]
+        if len(left) == 1:
+            return left[0]
+        return min(left, key=lambda f: (f.score(), rank[f.cls]))
+
+    def ties(
+        self, best: _Fit, fits: list[_Fit], errors: dict[type[Message], DecodeError]
+    ) -> tuple[type[Message], ...]:
+        """The other types that score exactly as well as ``best`` (read if need be)."""
+        score = best.score()
+        same = []
+        for cls in CANDIDATES:
+            if cls is best.cls or cls in errors or self.bound[cls] > score:
+                continue
+            other = next((f for f in fits if f.cls is cls), None)
+            if other is None:
+                try:
+                    other = _Fit(cls, *self.read(cls), self.differs[cls])
+                except DecodeError:
+                    continue
+            if other.score() == score:
+                same.append(cls)
+        return tuple(same)
 
 
 def _raise_bounds(

@@ -18,9 +18,7 @@ same rules.
 
 from __future__ import annotations
 
-import math
 import operator
-import sys
 from array import array
 from operator import attrgetter
 
@@ -39,16 +37,9 @@ from .._core.schema import (
     spec_of,
 )
 from .._core.wire import MAX_DEPTH
-from .._io.external import split_location
 from .._messages.convert import as_message
-from .._messages.datatypes import (
-    ALLOWED,
-    DATA_TYPES,
-    ELEMENT_MESSAGES,
-    STORAGE_FIELDS,
-    element_fields,
-)
-from .._messages.declarations import MESSAGE_TYPES, SequenceProto, TensorProto
+from .._messages.declarations import MESSAGE_TYPES
+from .rules import RULES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,11 +48,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .._core.schema import FieldSpec, MessageSpec
     from .._messages.declarations import Message
+    from .rules import Rule
 
     _Bad = Callable[[str, str], None]
     _Reader = Callable[[Any], tuple[Any, str, str | None]]
     _Sub = tuple[str, bool, Any]  # a message field: name, repeated, class
-    _Rule = Callable[["_Walk", Any, dict[str, Any], _Bad], None]
     _Readers = tuple[
         tuple[tuple[str, _Reader], ...],
         tuple[_Sub, ...],
@@ -69,12 +60,6 @@ if TYPE_CHECKING:  # pragma: no cover
     ]
 
 __all__ = ["Violation", "check"]
-
-DT = TensorProto.DataType
-_MAX_DATA_TYPE = max(DATA_TYPES)
-_MAX_ELEMENT_TYPE = max(ELEMENT_MESSAGES)
-_ELEMENT_OF = {name: k for k, name in ELEMENT_MESSAGES.items()}
-_TENSOR_ELEMENT, _OPTIONAL_ELEMENT = _ELEMENT_OF["TensorProto"], _ELEMENT_OF["OptionalProto"]
 
 
 class Violation:
@@ -142,7 +127,7 @@ class _Fields:
 
     def __init__(
         self,
-        rule: _Rule | None,
+        rule: Rule | None,
         values: dict[str, Any] | None,
         problems: list[tuple[str, str]],
         children: list[tuple[str, Any]],
@@ -220,7 +205,7 @@ class _Walk:
             for where, problem in fields.problems:
                 out.append(Violation(f"{path.text()}.{where}", problem))
             if fields.values is not None and fields.rule is not None:
-                fields.rule(self, msg, fields.values, _reporter(out, path))
+                fields.rule(self.values, msg, fields.values, _reporter(out, path))
             if fields.children:
                 inside.add(key)
                 stack.append((msg, path, -1))
@@ -266,7 +251,7 @@ def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
             problem = _unknown_problem(spec, unknown)
             if problem is not None:
                 problems.append((UNKNOWN_FIELDS, problem))
-    return _Fields(_RULES.get(spec.name), None if problems else values, problems, children)
+    return _Fields(RULES.get(spec.name), None if problems else values, problems, children)
 
 
 _READERS: dict[MessageSpec, _Readers] = {}
@@ -540,20 +525,6 @@ def _float_buffer(value: Any, code: str) -> bool:
     return view.ndim == 1 and view.c_contiguous and view.format.lstrip("@=<") == code
 
 
-# -- the ONNX rules, per message -------------------------------------------------
-
-
-def _count(dims: Any) -> int:
-    return math.prod(int(d) for d in dims)
-
-
-def _type_name(data_type: int) -> str:
-    found = DATA_TYPES.get(data_type)
-    if found is not None:
-        return found.name
-    return "UNDEFINED" if data_type == 0 else str(data_type)
-
-
 def _reporter(out: list[Violation], path: _Path) -> _Bad:
     """``bad(field, message)``: report a violation at ``field`` of the message at ``path``."""
 
@@ -562,272 +533,3 @@ def _reporter(out: list[Violation], path: _Path) -> _Bad:
         out.append(Violation(f"{where}.{field}" if field else where, message))
 
     return bad
-
-
-def _tensor(walk: _Walk, msg: Any, t: dict[str, Any], bad: _Bad) -> None:
-    dt = t["data_type"] if t["data_type"] is not None else 0
-    info = DATA_TYPES.get(dt)
-    valid_type = info is not None or dt == DT.UNDEFINED
-    if not valid_type:
-        bad("data_type", f"{dt} is not a TensorProto.DataType (0..{_MAX_DATA_TYPE})")
-    dims = t["dims"]
-    negative = [i for i, d in enumerate(dims) if d < 0]
-    for i in negative:
-        bad(f"dims[{i}]", f"{dims[i]} is negative")
-    location = t["data_location"]
-    if location is not None and location not in (TensorProto.DEFAULT, TensorProto.EXTERNAL):
-        bad("data_location", f"{location} is neither DEFAULT (0) nor EXTERNAL (1)")
-    external = location == TensorProto.EXTERNAL
-    raw = t["raw_data"]
-    used = [name for name in STORAGE_FIELDS if len(t[name])]
-    if raw is not None and len(raw):  # an empty raw_data holds no values, as onnx reads it
-        used.append("raw_data")
-    if external:
-        _external_entries(walk, t, used, bad)
-    for name in used:
-        if name == "raw_data":
-            if dt in (DT.STRING, DT.UNDEFINED):
-                bad("raw_data", f"raw_data is not allowed for data_type {_type_name(dt)}")
-        elif not valid_type or dt not in ALLOWED[name]:
-            bad(name, f"{name} is not allowed for data_type {_type_name(dt)}")
-    if len(used) > 1:
-        bad(used[1], f"more than one storage field holds values: {', '.join(used)}")
-
-    if dt == DT.BOOL and raw is not None and bytes(raw).translate(None, b"\0\1"):
-        bad("raw_data", "BOOL raw_data bytes must be 0 or 1")
-    if info is not None and info.packed == 6:
-        for i, v in enumerate(t["int32_data"]):
-            if v & ~0x3F:
-                bad(f"int32_data[{i}]", f"6-bit value {v} has bits 6-31 set")
-                break
-
-    if external or t["segment"] is not None or negative or info is None:
-        return
-    n = _count(dims)
-    if not used:
-        if n:
-            bad("dims", f"dims {list(dims)} hold {n} elements but no values are stored")
-        return
-    if len(used) > 1:
-        return
-    name = used[0]
-    if name == "raw_data":
-        want = info.raw_size(n)
-        if len(raw) != want:
-            bad("raw_data", f"{len(raw)} bytes, but dims {list(dims)} of {info.name} need {want}")
-        elif info.packed == 6 and n * 6 % 8 and raw[-1] >> (n * 6 % 8):
-            bad("raw_data", f"the padding bits after the last {info.name} value are not zero")
-        return
-    want = info.stored_count(n)
-    have = len(t[name])
-    if have != want:
-        bad(name, f"{have} values, but dims {list(dims)} of {info.name} need {want}")
-
-
-def _external_entries(walk: _Walk, t: dict[str, Any], used: list[str], bad: _Bad) -> None:
-    """An EXTERNAL tensor names a safe relative location, and holds no values itself."""
-    locations = [
-        (i, e["value"])
-        for i, e in enumerate(map(walk.values, t["external_data"]))
-        if e is not None and e["key"] == "location"
-    ]
-    if not any(value for _, value in locations):
-        bad("external_data", "data_location is EXTERNAL but no non-empty 'location' entry")
-    for i, value in locations:
-        if value:
-            try:
-                split_location(value, t["name"] or "")
-            except ValueError as err:
-                bad(f"external_data[{i}].value", str(err))
-    if used:
-        bad(used[0], f"data_location is EXTERNAL, so the values must not be in the message too: "
-                     f"{', '.join(used)}")  # fmt: skip
-
-
-def _index_values(t: dict[str, Any]) -> list[int] | None:
-    """The INT64 indices as ints, or None when they are not readable here."""
-    if len(t["int64_data"]):
-        return [int(v) for v in t["int64_data"]]
-    if t["raw_data"] is not None:
-        raw = bytes(t["raw_data"])
-        if len(raw) % 8:
-            return None
-        values = array("q")
-        values.frombytes(raw)
-        if sys.byteorder == "big":  # pragma: no cover - little-endian hosts here
-            values.byteswap()
-        return values.tolist()
-    return []
-
-
-def _sparse(walk: _Walk, msg: Any, s: dict[str, Any], bad: _Bad) -> None:
-    dense = s["dims"]
-    for i, d in enumerate(dense):
-        if d < 0:
-            bad(f"dims[{i}]", f"{d} is negative")
-    values, indices = walk.values(s["values"]), walk.values(s["indices"])
-    if (s["values"] is not None and values is None) or (s["indices"] is not None
-                                                        and indices is None):  # fmt: skip
-        return  # a sub-tensor with values of the wrong types: reported there
-    if values is None:
-        bad("values", "values is missing")
-    else:
-        if not values["name"]:
-            bad("values.name", "values must have a non-empty name")
-        if len(values["dims"]) != 1:
-            bad("values.dims", f"values must be 1-D, found dims {list(values['dims'])}")
-    if indices is None:
-        if values is not None and len(values["dims"]) == 1 and values["dims"][0] > 0:
-            bad("indices", "indices is missing")
-        return
-    if indices["data_type"] != DT.INT64:
-        bad(
-            "indices.data_type",
-            f"indices must be INT64, found {_type_name(indices['data_type'] or 0)}",
-        )
-        return
-    rank = len(dense)
-    nnz = values["dims"][0] if values is not None and len(values["dims"]) == 1 else None
-    idims = list(indices["dims"])
-    if len(idims) == 1:
-        linear = True
-    elif len(idims) == 2 and idims[1] == rank:
-        linear = False
-    else:
-        bad("indices.dims", f"indices must be [NNZ] or [NNZ, {rank}], found {idims}")
-        return
-    if nnz is not None and idims[0] != nnz:
-        bad("indices.dims", f"indices hold {idims[0]} entries but values hold {nnz}")
-        return
-    if any(d < 0 for d in dense) or indices["data_location"] == TensorProto.EXTERNAL:
-        return
-    if any(d < 0 for d in idims):
-        return  # reported on indices itself
-    flat = _index_values(indices)
-    if flat is None or len(flat) != _count(idims):
-        return  # already reported on indices itself
-    keys: list[Any]
-    if linear:
-        keys = flat
-        size = _count(dense)
-        for i, k in enumerate(flat):
-            if not 0 <= k < size:
-                bad(f"indices[{i}]", f"index {k} is outside the {size} elements of dims "
-                                     f"{list(dense)}")  # fmt: skip
-                return
-    else:
-        keys = [tuple(flat[i * rank : (i + 1) * rank]) for i in range(idims[0])]
-        for i, key in enumerate(keys):
-            for j, k in enumerate(key):
-                if not 0 <= k < dense[j]:
-                    bad(f"indices[{i}]", f"index {list(key)} is outside dims {list(dense)}")
-                    return
-    for i in range(1, len(keys)):
-        if keys[i] <= keys[i - 1]:
-            what = "repeats" if keys[i] == keys[i - 1] else "is not after"
-            bad(
-                f"indices[{i}]",
-                f"index {keys[i]} {what} index {keys[i - 1]}: indices must be ascending and unique",
-            )
-            return
-
-
-def _element_type(msg: Any, v: dict[str, Any], bad: _Bad) -> None:
-    """elem_type is a DataType, and only its field holds values."""
-    cls = type(msg)
-    what = spec_of(cls).name
-    et = v["elem_type"] if v["elem_type"] is not None else 0
-    if not 0 <= et <= _MAX_ELEMENT_TYPE:
-        problem = f"{et} is not a {what}.DataType (0..{_MAX_ELEMENT_TYPE})"
-        bad("elem_type", problem)
-        return
-    fields = element_fields(cls)
-    populated = [
-        (k, f.name)
-        for k, f in fields.items()
-        if (len(v[f.name]) if f.repeated else v[f.name] is not None)
-    ]
-    if len(populated) > 1:
-        names = ", ".join(name for _, name in populated)
-        bad("", f"more than one element type is populated: {names}")
-    for k, name in populated:
-        if k != et:
-            expected = SequenceProto.DataType(et).name  # OptionalProto's are the same
-            bad(name, f"{name} is populated but elem_type is {expected}")
-
-
-def _sequence(walk: _Walk, msg: Any, s: dict[str, Any], bad: _Bad) -> None:
-    _element_type(msg, s, bad)
-    tensors = element_fields(type(msg)).get(_TENSOR_ELEMENT)
-    if tensors is None:
-        return
-    typed = [(i, walk.values(t)) for i, t in enumerate(s[tensors.name])]
-    kinds = {v["data_type"] for _, v in typed if v is not None}
-    if len(kinds) > 1:
-        first = next(v["data_type"] for _, v in typed if v is not None)
-        for i, v in typed:
-            if v is not None and v["data_type"] != first:
-                bad(
-                    f"{tensors.name}[{i}].data_type",
-                    f"tensors in a sequence must share one data_type: "
-                    f"{_type_name(v['data_type'] or 0)} after {_type_name(first or 0)}",
-                )
-                break
-
-
-def _map(walk: _Walk, msg: Any, m: dict[str, Any], bad: _Bad) -> None:
-    kt = m["key_type"] if m["key_type"] is not None else 0
-    info = DATA_TYPES.get(kt)
-    keys: list[Any]
-    if kt == DT.STRING:
-        keys = [bytes(k) for k in m["string_keys"]]
-        if len(m["keys"]):
-            bad("keys", "key_type is STRING, so keys must be in string_keys, not keys")
-    elif info is not None and info.key is not None:
-        keys = list(m["keys"])
-        if len(m["string_keys"]):
-            bad("string_keys", f"key_type is {info.name}, so keys must be in keys")
-        lo, hi = info.key
-        for i, k in enumerate(keys):
-            if not lo <= k <= hi:
-                bad(f"keys[{i}]", f"{k} is out of range for {info.name}")
-                break
-    else:
-        bad("key_type", f"{_type_name(kt)} is not an allowed key type (an integer type or STRING)")
-        keys = list(m["keys"]) or [bytes(k) for k in m["string_keys"]]
-    seen: set[Any] = set()
-    field = "string_keys" if kt == DT.STRING else "keys"
-    for i, k in enumerate(keys):
-        if k in seen:
-            bad(f"{field}[{i}]", f"key {k!r} repeats an earlier key")
-            break
-        seen.add(k)
-    sub = m["values"]
-    n_values = 0
-    if sub is not None:
-        values = walk.values(sub)
-        if values is None:
-            return  # values of the wrong types: reported there
-        fields = element_fields(type(sub))
-        optional = fields.get(_OPTIONAL_ELEMENT)
-        if values["elem_type"] == _OPTIONAL_ELEMENT or (
-            optional is not None and len(values[optional.name])
-        ):
-            bad("values.elem_type", "map values must be tensors, sparse tensors, maps or sequences")
-        n_values = sum(len(values[f.name]) for f in fields.values())
-    if n_values != len(keys):
-        bad("values", f"{len(keys)} keys but {n_values} values")
-
-
-def _optional(walk: _Walk, msg: Any, o: dict[str, Any], bad: _Bad) -> None:
-    _element_type(msg, o, bad)
-
-
-_RULES: dict[str, _Rule] = {
-    "TensorProto": _tensor,
-    "SparseTensorProto": _sparse,
-    "SequenceProto": _sequence,
-    "MapProto": _map,
-    "OptionalProto": _optional,
-}
-"""The ONNX rules of each message, by schema name (the entries and segments have none)."""

@@ -254,34 +254,8 @@ def _read(
     elif not f.repeated and f.kind != MESSAGE:
         shown.head.clear()  # the last value wins
         shown.count = 0
-    kind = f.kind
     if wire == LEN:
-        at = pos
-        n, pos = read_length(buf, pos, end)
-        if pos - at != len(encode_varint(n)):
-            p.canonical = False  # a length written in more bytes than it needs
-        if kind == MESSAGE:
-            if depth <= 0:
-                raise DecodeError(f"nesting deeper than {MAX_DEPTH} messages at offset {pos}", pos)
-            try:
-                sub = peek(f.message, buf, pos, pos + n, depth - 1, release)
-            except DecodeError as err:
-                err.within(f"{f.name}[{shown.count}]" if f.repeated else f.name)
-                raise
-            p.canonical = p.canonical and sub.canonical
-            if f.repeated:
-                p.elements += sub.misfit
-                _add(shown, sub)
-            elif shown.head:
-                _merge(shown.head[0], sub)
-            else:
-                _add(shown, sub)
-        elif kind in (STRING, BYTES):
-            if not f.repeated:
-                p.raw[f.name] = (buf, pos, n)
-            _add(shown, (bytes(buf[pos : pos + min(n, _TEXT)]), n), n)
-        elif not _packed(shown, f, buf, pos, n, release):
-            p.canonical = False
+        _read_len(p, f, shown, buf, pos, end, depth, release)
         return True
     if wire == VARINT:
         v = read_varint(buf, pos, end)[0]
@@ -297,6 +271,59 @@ def _read(
     else:
         _add(shown, struct.unpack_from("<f" if wire == I32 else "<d", buf, pos)[0])
     return True
+
+
+def _read_len(
+    p: Peek,
+    f: FieldSpec,
+    shown: Shown,
+    buf: Any,
+    pos: int,
+    end: int,
+    depth: int,
+    release: Callable[[int, int], None] | None,
+) -> None:
+    """Record a length-delimited field: a sub-message, a string or bytes, or a packed run."""
+    at = pos
+    n, pos = read_length(buf, pos, end)
+    if pos - at != len(encode_varint(n)):
+        p.canonical = False  # a length written in more bytes than it needs
+    if f.kind == MESSAGE:
+        _read_message(p, f, shown, buf, pos, n, depth, release)
+    elif f.kind in (STRING, BYTES):
+        if not f.repeated:
+            p.raw[f.name] = (buf, pos, n)
+        _add(shown, (bytes(buf[pos : pos + min(n, _TEXT)]), n), n)
+    elif not _packed(shown, f, buf, pos, n, release):
+        p.canonical = False
+
+
+def _read_message(
+    p: Peek,
+    f: FieldSpec,
+    shown: Shown,
+    buf: Any,
+    pos: int,
+    n: int,
+    depth: int,
+    release: Callable[[int, int], None] | None,
+) -> None:
+    """Peek into a sub-message; a second occurrence of a singular one merges."""
+    if depth <= 0:
+        raise DecodeError(f"nesting deeper than {MAX_DEPTH} messages at offset {pos}", pos)
+    try:
+        sub = peek(f.message, buf, pos, pos + n, depth - 1, release)
+    except DecodeError as err:
+        err.within(f"{f.name}[{shown.count}]" if f.repeated else f.name)
+        raise
+    p.canonical = p.canonical and sub.canonical
+    if f.repeated:
+        p.elements += sub.misfit
+        _add(shown, sub)
+    elif shown.head:
+        _merge(shown.head[0], sub)
+    else:
+        _add(shown, sub)
 
 
 def _signed(kind: str, v: int) -> int:
