@@ -71,8 +71,8 @@ class _Temporary:
         desc = self.desc
         assert desc is not None
         with deferred_interrupts():
-            file: BinaryIO = os.fdopen(desc.fd, "wb")
-            self.file, self.desc, desc.fd = file, None, -1
+            file: BinaryIO = desc.to_file("wb")
+            self.file, self.desc = file, None
         return file
 
     def close(self) -> None:

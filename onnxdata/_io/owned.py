@@ -25,8 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import threading
+
+try:  # the C module: signal's wrappers convert to enums, a cost paid on every open
+    import _signal as _handlers  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - an interpreter without it
+    import signal as _handlers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["Descriptor", "deferred_interrupts", "holding"]
 
+_SIGINT = int(_handlers.SIGINT)
 _POLL = 0.05
 """How long one uninterruptible attempt to take a lock waits (seconds): the
 longest that Ctrl-C can be held back while a writer waits for another."""
@@ -63,11 +68,11 @@ class deferred_interrupts:  # noqa: N801 - used as a statement, like contextlib.
     def __enter__(self) -> deferred_interrupts:
         if threading.current_thread() is not threading.main_thread():
             return self
-        handler = signal.getsignal(signal.SIGINT)
+        handler = _handlers.getsignal(_SIGINT)
         if not callable(handler):  # SIG_IGN, SIG_DFL, or set outside Python
             return self
         try:
-            self._old = signal.signal(signal.SIGINT, self._record)
+            self._old = _handlers.signal(_SIGINT, self._record)
         except ValueError:  # pragma: no cover - not the main interpreter
             self._old = None
         return self
@@ -84,7 +89,7 @@ class deferred_interrupts:  # noqa: N801 - used as a statement, like contextlib.
         old, self._old = self._old, None
         if old is None:
             return
-        signal.signal(signal.SIGINT, old)
+        _handlers.signal(_SIGINT, old)
         if self._pending:
             signum, frame = self._pending[0]
             self._pending.clear()
@@ -114,6 +119,21 @@ class Descriptor:
         except BaseException:
             self.close()  # an interrupt held back until the number was stored
             raise
+
+    def to_file(self, mode: str) -> Any:
+        """Hand the descriptor over to a new file object (``open(fd, mode)``),
+        which owns it from then on; this object is then closed.
+
+        Raises:
+            ValueError: the descriptor is closed.
+            OSError: from ``open`` (the descriptor stays this object's).
+        """
+        if self.fd < 0:
+            raise ValueError("the descriptor is closed")
+        with deferred_interrupts():
+            file = open(self.fd, mode)  # noqa: SIM115 - the caller owns it
+            self.fd = -1
+        return file
 
     def close(self) -> None:
         """Close the descriptor, once: later calls do nothing.
