@@ -111,7 +111,9 @@ class Descriptor:
 
     __slots__ = ("__weakref__", "fd")
 
-    def __init__(self, path: Any, flags: int, mode: int = 0o666, *, dir_fd: int | None = None):
+    def __init__(
+        self, path: Any, flags: int, mode: int = 0o666, *, dir_fd: int | None = None
+    ) -> None:
         self.fd = -1
         try:
             with deferred_interrupts():
