@@ -175,7 +175,10 @@ def save_external_data(tensor: TensorProto, base_path: str) -> None:
     the end of the file or at most ``_MAX_EXTERNAL_DATA_PADDING`` bytes past
     it (the gap is filled with zeros).  The tensor's ``external_data`` then
     says where the data went (location, offset, length), as onnx writes it.
-    The tensor keeps its ``raw_data``.
+    The tensor keeps its ``raw_data``.  Threads and processes may save into
+    one file at once: each finds the end and writes there as one step (a
+    lock per file, and ``flock`` where the system has it), so no tensor
+    overwrites another.
 
     Raises:
         ValidationError: (a ``ValueError``) the tensor has no ``raw_data``; a

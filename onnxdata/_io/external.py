@@ -25,7 +25,10 @@ with the one checked.
 
 Writing (:func:`write_external_data`) follows the same rules for the path,
 creates the file if needed, and only appends: the data goes at the end of the
-file, after an alignment gap of at most :data:`MAX_PADDING` zero bytes.
+file, after an alignment gap of at most :data:`MAX_PADDING` zero bytes, as the
+only writer of that file among the threads of the process and the processes
+that lock it (see :func:`write_external_data`).  Descriptors are owned from
+the instant they are opened and closed once, Ctrl-C or not (``owned.py``).
 Refusals of a path are :class:`ValidationError` (a ``ValueError``), as onnx
 raises ``onnx.checker.ValidationError`` there.  Only the standard library is
 used.
@@ -33,19 +36,29 @@ used.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import ntpath
 import os
 import re
 import stat
 import sys
+import threading
 import warnings
+import weakref
 
 from .._core.errors import ValidationError
 from .._messages.declarations import TensorProto
+from .owned import Descriptor, deferred_interrupts, holding
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterator
     from typing import Any
 
 ALLOWED_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
@@ -206,14 +219,11 @@ def read_external_data(tensor: TensorProto, base_dir: str) -> bytearray:
     info = ExternalDataInfo(tensor)
     name = tensor.name or ""
     base = base_dir or "."
-    fd = _open(base, info.parts, name, write=False)
-    try:
-        return _read_range(fd, info, name)
-    finally:
-        os.close(fd)
+    with _open(base, info.parts, name, write=False) as desc:
+        return _read_range(desc.fd, info, name)
 
 
-def _open(base: str, parts: list[str], name: str, write: bool) -> int:
+def _open(base: str, parts: list[str], name: str, write: bool) -> Descriptor:
     # USE_DIR_FD is read at each call, so that tests can take either path.
     return (_open_dir_fd if USE_DIR_FD else _open_by_path)(base, parts, name, write)
 
@@ -227,7 +237,14 @@ def write_external_data(tensor: TensorProto, base_dir: str, data: Any) -> tuple[
     goes at the current end of the file or, if the tensor has an ``offset``,
     there, after a gap of zeros of at most :data:`MAX_PADDING` bytes: an
     offset before the end would overwrite data already in the file.  A write
-    that fails is cut off again, so the file is left as it was.
+    that fails (or a Ctrl-C) is cut off again, so the file is left as it was.
+
+    Finding the end and writing there is one step for concurrent writers:
+    the threads of this process take turns on one lock per file, and
+    processes through ``flock`` (where the system has it, not on Windows:
+    there only this process's threads are kept apart).  So writers into one
+    file never mix their tensors, each reads back its own bytes, and a given
+    ``offset`` that another writer has passed meanwhile is refused.
 
     Returns:
         ``(offset, length)`` of the data written.
@@ -242,9 +259,9 @@ def write_external_data(tensor: TensorProto, base_dir: str, data: Any) -> tuple[
     info = ExternalDataInfo(tensor)
     name = tensor.name or ""
     view = memoryview(data).cast("B")
-    fd = _open(base_dir or ".", info.parts, name, write=True)
-    try:
-        size = os.fstat(fd).st_size
+    with _open(base_dir or ".", info.parts, name, write=True) as desc, _exclusive(desc.fd):
+        fd = desc.fd
+        size = os.fstat(fd).st_size  # the end, as no other writer can move it now
         offset = size if info.offset is None else info.offset
         if not 0 <= offset - size <= MAX_PADDING:
             raise ValidationError(
@@ -256,11 +273,65 @@ def write_external_data(tensor: TensorProto, base_dir: str, data: Any) -> tuple[
             _write_all(fd, memoryview(bytes(offset - size)))
             _write_all(fd, view)
         except BaseException:
-            os.ftruncate(fd, size)  # the file as it was
+            with deferred_interrupts():  # a second Ctrl-C does not keep half a tensor
+                os.ftruncate(fd, size)  # the file as it was
             raise
-    finally:
-        os.close(fd)
     return offset, len(view)
+
+
+# One lock per file (by device and inode) for the writers of this process, and
+# flock() for other processes.  flock() alone would do on a local file system,
+# where it excludes every other open of the file, threads' included; on NFS it
+# becomes a POSIX lock, which is per process, so threads need the lock here.
+_LOCKS: weakref.WeakValueDictionary[tuple[int, int], threading.Lock] = weakref.WeakValueDictionary()
+_LOCKS_GUARD = threading.Lock()
+# Errors of file systems that have no locks: the lock of this process still holds.
+_NO_LOCKS = frozenset(
+    getattr(errno, code)
+    for code in ("ENOLCK", "EOPNOTSUPP", "ENOTSUP", "EINVAL")
+    if hasattr(errno, code)
+)
+
+
+def _lock_of(fd: int) -> threading.Lock:
+    """The one lock of this process for the file open at ``fd``, whatever its path."""
+    st = os.fstat(fd)
+    key = (st.st_dev, st.st_ino)
+    with _LOCKS_GUARD:
+        lock = _LOCKS.get(key)
+        if lock is None:
+            lock = _LOCKS[key] = threading.Lock()
+    return lock
+
+
+@contextlib.contextmanager
+def _exclusive(fd: int) -> Iterator[None]:
+    """Be the only writer of the file open at ``fd``: of the threads of this
+    process, and of the processes that lock it too (with ``flock``, where the
+    system has it; Windows has not, so there only this process's threads
+    are kept apart).
+
+    Finding the end and writing there is then one step: without it two
+    writers find the same end, and one overwrites the other's tensor.  The
+    ``flock`` goes with the descriptor, so closing it releases it on any path.
+
+    Raises:
+        OSError: from ``flock``, but for a file system without locks.
+    """
+    with holding(_lock_of(fd)):
+        locked = False
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                locked = True
+            except OSError as exc:
+                if exc.errno not in _NO_LOCKS:
+                    raise
+        try:
+            yield
+        finally:
+            if locked:
+                fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def _write_all(fd: int, view: memoryview) -> None:
@@ -285,19 +356,19 @@ def _check_file(st: os.stat_result, shown: str, name: str) -> None:
         )
 
 
-def _open_dir_fd(base: str, parts: list[str], name: str, write: bool = False) -> int:
+def _open_dir_fd(base: str, parts: list[str], name: str, write: bool = False) -> Descriptor:
     """Walk ``parts`` below ``base`` by descriptor, refusing symlinks on the way.
 
     With ``write`` the file is opened for reading and writing and created if
     it does not exist (the directories on its path must exist).
     """
-    fd = os.open(base, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    current = Descriptor(base, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     try:
         for i, part in enumerate(parts):
             shown = "/".join(parts[: i + 1])
             last = i == len(parts) - 1
             try:
-                _refuse_link(os.stat(part, dir_fd=fd, follow_symlinks=False), shown, name)
+                _refuse_link(os.stat(part, dir_fd=current.fd, follow_symlinks=False), shown, name)
             except FileNotFoundError:
                 if not (write and last):
                     raise
@@ -305,23 +376,23 @@ def _open_dir_fd(base: str, parts: list[str], name: str, write: bool = False) ->
             flags |= _O_NOFOLLOW | _O_CLOEXEC
             flags |= (_O_NONBLOCK | _O_BINARY) if last else _O_DIRECTORY
             try:
-                child = os.open(part, flags, 0o666, dir_fd=fd)  # the umask applies
+                child = Descriptor(part, flags, 0o666, dir_fd=current.fd)  # the umask applies
             except OSError as exc:
                 if exc.errno in _LINK_ERRNOS:  # swapped for a link since the stat
                     raise ValidationError(
                         f"External data of tensor {name!r}: {shown!r} is a symbolic link"
                     ) from exc
                 raise  # e.g. a missing directory, or EACCES
-            os.close(fd)
-            fd = child
-        _check_file(os.fstat(fd), "/".join(parts), name)
+            current, child = child, current  # the new one is owned before the old goes
+            child.close()
+        _check_file(os.fstat(current.fd), "/".join(parts), name)
     except BaseException:
-        os.close(fd)
+        current.close()
         raise
-    return fd
+    return current
 
 
-def _open_by_path(base: str, parts: list[str], name: str, write: bool = False) -> int:
+def _open_by_path(base: str, parts: list[str], name: str, write: bool = False) -> Descriptor:
     """The same checks by path, for systems without ``dir_fd`` (Windows)."""
     real_base = os.path.realpath(base)
     path = real_base
@@ -344,9 +415,9 @@ def _open_by_path(base: str, parts: list[str], name: str, write: bool = False) -
     if before is not None:
         _check_file(before, shown, name)
     flags = (_WRITE_FLAGS if write else os.O_RDONLY) | _O_NOFOLLOW | _O_NONBLOCK
-    fd = os.open(path, flags | _O_BINARY | _O_CLOEXEC, 0o666)
+    desc = Descriptor(path, flags | _O_BINARY | _O_CLOEXEC, 0o666)
     try:
-        after = os.fstat(fd)
+        after = os.fstat(desc.fd)
         now = os.lstat(path)
         if (after.st_dev, after.st_ino) != (now.st_dev, now.st_ino) or (
             before is not None and (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino)
@@ -356,9 +427,9 @@ def _open_by_path(base: str, parts: list[str], name: str, write: bool = False) -
             )
         _check_file(after, shown, name)
     except BaseException:
-        os.close(fd)
+        desc.close()
         raise
-    return fd
+    return desc
 
 
 def _read_range(fd: int, info: ExternalDataInfo, name: str) -> bytearray:

@@ -41,6 +41,7 @@ from .._messages.declarations import (
     TensorProto,
 )
 from .atomic import AtomicFile
+from .owned import Descriptor
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,15 +112,15 @@ def open_regular(path: Any) -> BinaryIO:
         ValueError: ``path`` is not a regular file (the message says what it is).
         OSError: the file cannot be opened.
     """
-    fd = os.open(path, OPEN_FLAGS)
+    desc = Descriptor(path, OPEN_FLAGS)
     try:
-        what = not_regular(os.fstat(fd))
+        what = not_regular(os.fstat(desc.fd))
         if what is not None:
             raise ValueError(f"{os.fsdecode(path)!r} is {what}, not a regular file: refused")
-        return open(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+        file: BinaryIO = desc.to_file("rb")
+        return file
+    finally:
+        desc.close()  # nothing left to close once the file object owns it
 
 
 def open_buffer(
