@@ -29,6 +29,9 @@ Differences from onnx (each where onnx is wrong or fails badly):
 * :func:`make_map` refuses a ``key_type`` that cannot key a map and keys
   whose number differs from the values' (onnx drops the keys, or writes a
   map its checker refuses).
+* :func:`make_tensor` refuses negative ``dims`` (onnx refuses one through
+  the count, but writes ``[-1, -2]`` with two values, which its checker and
+  ``to_array`` refuse).
 * :func:`make_optional` with a type but no value is a TypeError (onnx: an
   AssertionError); a value of the wrong message type is a TypeError in
   both.
@@ -65,6 +68,7 @@ from ._messages.declarations import (
 )
 from ._numpy import floats as _numpy_floats
 from ._numpy.dtypes import SPECS
+from ._numpy.shape import refuse_negative
 from .numpy_helper import (
     np_dtype_to_tensor_dtype,
     pack_2bitx4,
@@ -287,7 +291,8 @@ def make_tensor(
             ``name`` that is not str (or UTF-8 bytes, as protobuf takes);
             STRING values that are not str/bytes (as onnx, through protobuf).
         ValueError: the number of values, or of raw bytes, does not match
-            ``dims`` (onnx's messages); a dim outside int64 (as protobuf); a
+            ``dims`` (onnx's messages); a negative dim (onnx writes
+            ``[-1, -2]`` with two values); a dim outside int64 (as protobuf); a
             NaN or inf cast to a 4-/2-bit integer type.
         OverflowError: a value out of range of a numpy integer type (as numpy).
     """
@@ -297,6 +302,9 @@ def make_tensor(
     tensor.data_type = code
     tensor.name = _name(name)
     tensor.dims = _dims(dims)
+    # onnx writes dims=[-1, -2] with two values, a tensor its checker and
+    # to_array refuse; a single negative dim it refuses through the count.
+    refuse_negative(tensor.dims, lambda: f"make_tensor {tensor.name!r}")
     if code == _STRING and raw:
         raise TypeError("Can not use raw_data to store string type.")
     count = math.prod(tensor.dims)

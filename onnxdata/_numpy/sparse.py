@@ -16,7 +16,6 @@ trip returns the exact bits, ``-0.0`` and NaN payloads included.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -24,6 +23,7 @@ import numpy.typing as npt
 
 from .._messages.declarations import SparseTensorProto, TensorProto
 from .dtypes import np_dtype_to_tensor_dtype, spec_of
+from .shape import shape_of
 from .tensor import array_to_tensor, tensor_to_array
 
 NDArray = npt.NDArray[Any]
@@ -42,15 +42,12 @@ def sparse_to_array(sparse: SparseTensorProto, base_dir: str = "") -> NDArray:
     values = tensor_to_array(sparse.values, base_dir)
     if values.ndim != 1:
         raise ValueError(f"{label}: values must have rank 1, got dims {list(values.shape)}")
-    dims = tuple(sparse.dims)
-    if not dims:
+    if not sparse.dims:
         raise ValueError(f"{label} must have a dense rank > 0 (dims is empty)")
-    if min(dims) <= 0:
+    dims, size = shape_of(sparse.dims, values.dtype.itemsize, lambda: label)
+    if min(dims) == 0:  # (shape_of refused negative dims)
         raise ValueError(f"{label}: dense dims {list(dims)} are not all positive")
     nnz = values.shape[0]
-    size = math.prod(dims)
-    if size > np.iinfo(np.intp).max:
-        raise ValueError(f"{label}: dense dims {list(dims)} are too large for one array")
     if sparse.indices is None:
         if nnz:
             raise ValueError(f"{label} has {nnz} values but no indices")

@@ -21,7 +21,6 @@ else ``numpy.frombuffer``.  So do float/double fields holding the
 
 from __future__ import annotations
 
-import math
 import sys
 from array import array as _pyarray
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from .._messages.datatypes import DATA_TYPES, STORAGE_FIELDS
 from .._messages.declarations import TensorProto
 from . import bits
 from .dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
+from .shape import shape_of
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -71,11 +71,9 @@ def _label(tensor: TensorProto) -> str:
     return f"TensorProto {tensor.name!r}" if tensor.name else "TensorProto"
 
 
-def _shape(tensor: TensorProto) -> tuple[tuple[int, ...], int]:
-    dims = tuple(tensor.dims)
-    if dims and min(dims) < 0:
-        raise ValueError(f"{_label(tensor)} has a negative dimension: dims={list(dims)}")
-    return dims, math.prod(dims)
+def _no_label() -> str:
+    """The fast path's label: its errors are raised again, labelled, by the general path."""
+    return "TensorProto"
 
 
 def _refuse_other_fields(tensor: TensorProto, used: str) -> None:
@@ -108,8 +106,9 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
     t = tensor
     # Fast path for the common case, raw_data and nothing else: one ndarray
     # over the message's bytes (or its memoryview with decode(copy=False)),
-    # read-only and without a copy as below, in a few calls.  ndarray refuses
-    # negative dims and a buffer too small, the nbytes test one too large;
+    # read-only and without a copy as below, in a few calls.  The shape comes
+    # from shape_of, as everywhere (numpy itself would infer a -1 dim);
+    # ndarray refuses a buffer too small, the nbytes test one too large;
     # anything unusual, and every error, takes the general path, which raises
     # the right exception.
     if t.segment is None and t.data_location != _EXTERNAL:
@@ -119,7 +118,8 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
             try:
                 dtype = _RAW_DTYPES.get(t.data_type)  # type: ignore[arg-type]
                 if dtype is not None and not _typed_values(t):
-                    out: NDArray = np.ndarray(t.dims, dtype, buf)
+                    shape = shape_of(t.dims, dtype.itemsize, _no_label)[0]
+                    out: NDArray = np.ndarray(shape, dtype, buf)
                     if kind is bytes:
                         if out.nbytes == len(buf):
                             return out  # read-only: bytes are
@@ -137,7 +137,8 @@ def _general(tensor: TensorProto, base_dir: str) -> NDArray:
     if tensor.segment is not None:
         raise ValueError("Currently not supporting loading segments.")
     spec = spec_of(tensor.data_type)
-    dims, count = _shape(tensor)
+    itemsize = 1 if spec.bits else spec.dtype.itemsize
+    dims, count = shape_of(tensor.dims, itemsize, lambda: _label(tensor))
     if spec.data_type == _STRING:
         _refuse_other_fields(tensor, "string_data")
         return _strings(tensor, dims, count)

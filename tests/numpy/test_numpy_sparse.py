@@ -173,7 +173,7 @@ def _sp(values: Any = None, indices: Any = None, dims: Any = (4,)) -> Any:
         (_sp([[1.0]], [0]), "values must have rank 1"),
         (_sp([1.0], [0], dims=()), "dense rank > 0"),
         (_sp([1.0], [0], dims=(2, 0)), "not all positive"),
-        (_sp([1.0], [0], dims=(-2,)), "not all positive"),
+        (_sp([1.0], [0], dims=(-2,)), "negative dimension"),
         (_sp([1.0], np.array([0], dtype=np.int32)), "must have data_type INT64"),
         (_sp([1.0], np.zeros((1, 1, 1), dtype=np.int64)), "rank 1 or 2"),
         (_sp([1.0, 2.0], np.array([0], dtype=np.int64)), "1 indices for 2 values"),
