@@ -297,7 +297,7 @@ def _lock_of(fd: int) -> threading.Lock:
     """The one lock of this process for the file open at ``fd``, whatever its path."""
     st = os.fstat(fd)
     key = (st.st_dev, st.st_ino)
-    with _LOCKS_GUARD:
+    with deferred_interrupts(), _LOCKS_GUARD:  # never left held by a Ctrl-C
         lock = _LOCKS.get(key)
         if lock is None:
             lock = _LOCKS[key] = threading.Lock()
