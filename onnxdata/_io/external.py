@@ -46,8 +46,10 @@ import sys
 import threading
 import warnings
 import weakref
+from functools import partial
 
 from .._core.errors import ValidationError
+from .._core.writing import write_all
 from .._messages.declarations import TensorProto
 from .owned import Descriptor, deferred_interrupts, holding
 
@@ -335,9 +337,9 @@ def _exclusive(fd: int) -> Iterator[None]:
 
 
 def _write_all(fd: int, view: memoryview) -> None:
-    done = 0
-    while done < len(view):  # write() may take less than given (2 GiB cap on Linux)
-        done += os.write(fd, view[done : done + (1 << 30)])
+    # os.write may take less than given (Linux caps one write near 2 GiB); a result
+    # of 0 would loop forever: write_all refuses it, as every writer of the package.
+    write_all(partial(os.write, fd), view)
 
 
 def _refuse_link(st: os.stat_result, shown: str, name: str) -> None:
