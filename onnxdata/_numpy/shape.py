@@ -3,12 +3,12 @@
 Every array the numpy bridge makes from a message takes its shape from
 :func:`shape_of`: ``to_array`` (its fast path too, and so ``to_list``,
 ``to_dict``, ``to_optional`` and anything read with ``decode(copy=False)``,
-``load`` or ``iter_sequence``), the dense shape of a sparse tensor, and
-``helper.make_tensor``.  Left to numpy, ``dims = [-1]`` is a shape numpy
-*infers* (``numpy.ndarray`` and ``reshape`` both take ``-1`` as "whatever
-fits"), so a broken message would read as an array of any size; the rules of
-``onnx.proto`` ("dims ... MUST be non-negative", the checker's "Negative
-dimension value") are checked here instead, before numpy sees the dims.
+``load`` or ``iter_sequence``) and the dense shape of a sparse tensor;
+``helper.make_tensor`` checks its dims with :func:`refuse_negative`.  Left to
+numpy, ``dims = [-1]`` is a shape numpy *infers* (``numpy.ndarray`` and
+``reshape`` both take ``-1`` as "whatever fits"), so a broken message would
+read as an array of any size; onnx's checker rule ("Negative dimension
+value") is checked here instead, before numpy sees the dims.
 """
 
 from __future__ import annotations
