@@ -30,12 +30,32 @@ set) the ``ci`` profile is loaded.  A test that wants fewer examples than the
 profile (because each example is expensive) scales the profile's count with
 ``message_strategies.scaled`` instead of hard-coding a number, so ``long`` makes it
 longer too.
+
+Two test profiles (``ONNXDATA_TESTS``):
+
+* the default deselects the tests marked ``slow``: long ones whose kind of
+  check faster tests also make (a message above 2 GiB, the wheel in Pyodide,
+  the biggest hypothesis and mutation sweeps), so the suite stays within a
+  few minutes on a 2-core machine with every module still tested;
+* ``ONNXDATA_TESTS=all`` runs everything, slow tests included (with
+  ``HYPOTHESIS_PROFILE=long`` too for a soak run before a release).
+
+An explicit ``-m`` expression chooses by itself (``-m slow`` runs only the
+slow tests), and naming only slow tests (a file, a node id, ``-k``) runs
+them: a run never ends with nothing selected because of the profile.
+
+``parametrize`` takes lists and tuples here, never a generator or another
+one-shot iterator (pytest 10 refuses them; a generator is also empty the
+second time it is read): :func:`pytest_generate_tests` fails the test that
+passes one.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -59,3 +79,54 @@ _profile = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 if os.environ.get("CI") and _profile != "long":
     _profile = "ci"
 settings.load_profile(_profile)
+
+
+_PROFILES = ("default", "all")
+_TESTS = os.environ.get("ONNXDATA_TESTS") or "default"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _TESTS not in _PROFILES:
+        raise pytest.UsageError(
+            f"ONNXDATA_TESTS={_TESTS!r}: expected one of {', '.join(_PROFILES)}"
+        )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"onnxdata test profile: {_TESTS} (ONNXDATA_TESTS=all runs the slow tests too)"
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m have chosen
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The default profile deselects the slow tests, unless only slow ones were chosen."""
+    if _TESTS == "all" or config.getoption("markexpr"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if not slow or len(slow) == len(items):
+        return
+    config.hook.pytest_deselected(items=slow)
+    items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+    config.stash[_DESELECTED_SLOW] = len(slow)
+
+
+_DESELECTED_SLOW = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    count = terminalreporter.config.stash.get(_DESELECTED_SLOW, 0)
+    if count:
+        terminalreporter.write_line(
+            f"{count} slow tests deselected by the default profile; "
+            "ONNXDATA_TESTS=all python -m pytest runs them"
+        )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Refuse parametrize values given as a generator or another one-shot iterator."""
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        values = mark.args[1] if len(mark.args) > 1 else mark.kwargs.get("argvalues")
+        if isinstance(values, Iterator) or not isinstance(values, Collection):
+            raise TypeError(
+                f"{metafunc.definition.nodeid}: parametrize got a {type(values).__name__}; "
+                "pass a list or a tuple (pytest 10 refuses iterators)"
+            )

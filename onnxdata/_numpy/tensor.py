@@ -37,7 +37,7 @@ from .._messages.datatypes import DATA_TYPES, STORAGE_FIELDS
 from .._messages.declarations import TensorProto
 from . import bits
 from .dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
-from .shape import shape_of
+from .shape import shape_of, view_dims
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -71,11 +71,6 @@ def _label(tensor: TensorProto) -> str:
     return f"TensorProto {tensor.name!r}" if tensor.name else "TensorProto"
 
 
-def _no_label() -> str:
-    """The fast path's label: its errors are raised again, labelled, by the general path."""
-    return "TensorProto"
-
-
 def _refuse_other_fields(tensor: TensorProto, used: str) -> None:
     """MUST rule: exactly one storage field holds the values."""
     t = tensor
@@ -106,9 +101,9 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
     t = tensor
     # Fast path for the common case, raw_data and nothing else: one ndarray
     # over the message's bytes (or its memoryview with decode(copy=False)),
-    # read-only and without a copy as below, in a few calls.  The shape comes
-    # from shape_of, as everywhere (numpy itself would infer a -1 dim);
-    # ndarray refuses a buffer too small, the nbytes test one too large;
+    # read-only and without a copy as below, in a few calls.  view_dims
+    # refuses negative dims (numpy would infer a -1), ndarray every other bad
+    # shape and a buffer too small, the nbytes test one too large;
     # anything unusual, and every error, takes the general path, which raises
     # the right exception.
     if t.segment is None and t.data_location != _EXTERNAL:
@@ -118,8 +113,7 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
             try:
                 dtype = _RAW_DTYPES.get(t.data_type)  # type: ignore[arg-type]
                 if dtype is not None and not _typed_values(t):
-                    shape = shape_of(t.dims, dtype.itemsize, _no_label)[0]
-                    out: NDArray = np.ndarray(shape, dtype, buf)
+                    out: NDArray = np.ndarray(view_dims(t.dims), dtype, buf)
                     if kind is bytes:
                         if out.nbytes == len(buf):
                             return out  # read-only: bytes are

@@ -43,6 +43,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("short", list(CASES))
 def test_mutated_messages_match_the_oracle(short: str, capsys: pytest.CaptureFixture[str]) -> None:
     cls = differential.SHORT[short]

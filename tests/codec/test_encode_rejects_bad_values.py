@@ -245,7 +245,7 @@ def _expect(make: Callable[[], Any], error: type, path: str) -> str | None:
     return f"encoded to {data[:30]!r}"
 
 
-@pytest.mark.parametrize("cls, name, cases", _field_cases())
+@pytest.mark.parametrize("cls, name, cases", list(_field_cases()))
 def test_wrong_values_raise_encode_errors_naming_the_field(
     cls: type, name: str, cases: list[tuple[str, Any, type, bool]]
 ) -> None:
@@ -295,7 +295,7 @@ def _scalar_field_cases() -> Iterator[Any]:
                 yield pytest.param(cls, fd, id=f"{cls.__qualname__}.{fd.name}")
 
 
-@pytest.mark.parametrize("cls, fd", _scalar_field_cases())
+@pytest.mark.parametrize("cls, fd", list(_scalar_field_cases()))
 def test_the_oracle_rejects_the_same_values(cls: type, fd: Any) -> None:
     kind = {_T.TYPE_STRING: "string", _T.TYPE_ENUM: "enum"}.get(fd.type, "other")
     surprises = []
@@ -345,7 +345,7 @@ def _cycles() -> Iterator[Any]:
     yield pytest.param(c, "map_value.values.optional_values[0]", id="optional -> map -> optional")
 
 
-@pytest.mark.parametrize("m, step", _cycles())
+@pytest.mark.parametrize("m, step", list(_cycles()))
 def test_cycles_raise_value_error(m: Any, step: str) -> None:
     with pytest.raises(EncodeValueError) as info:
         m.encode()

@@ -44,6 +44,7 @@ def test_narrow_blocks_give_protobufs_bytes(values: list[int]) -> None:
     assert ours == expected
 
 
+@pytest.mark.slow
 @given(
     blocks=st.lists(st.tuples(st.booleans(), st.integers(1, lanes.BLOCK)), min_size=2, max_size=4),
     data=st.data(),

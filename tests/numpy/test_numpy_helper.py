@@ -412,6 +412,7 @@ def _read(message: Any, helper: Any) -> Any:
     return getattr(helper, func)(message)
 
 
+@pytest.mark.slow
 def test_node_test_data(node_cases: list[Any]) -> None:
     """The inputs/outputs of onnx's ~1900 node tests, written and read by both sides."""
     counts = {"written": 0, "tensor_protos": 0}

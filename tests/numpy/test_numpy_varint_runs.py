@@ -198,6 +198,7 @@ def _check_runs(payload: bytes, expected: array[int], code: str) -> None:
             empty.append(1)  # and it can grow again: no view of its buffer is left
 
 
+@pytest.mark.slow
 @settings(max_examples=scaled(0.3))
 @given(
     indices=st.lists(st.integers(0, 2**40), min_size=600, max_size=3000, unique=True),
@@ -215,6 +216,7 @@ def test_sorted_int64_data_property(indices: list[int], window: int) -> None:
     assert ours.encode() == data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", ["q", "Q", INT32])
 @pytest.mark.parametrize(
     "tail",

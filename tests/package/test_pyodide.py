@@ -126,6 +126,7 @@ def _in_pyodide(node: str, package: Path) -> tuple[dict[str, Any], str]:
     return result, loaded
 
 
+@pytest.mark.slow
 def test_check_in_pyodide(node: str, capsys: pytest.CaptureFixture[str]) -> None:
     wasm, loaded = _in_pyodide(node, ROOT / "onnxdata")
     assert wasm["onnxdata_file"] == "/work/src/onnxdata/__init__.py"
@@ -162,6 +163,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
+@pytest.mark.slow
 def test_wheel_in_pyodide(node: str, wheel: Path) -> None:
     """The wheel, unpacked by pyodide.unpackArchive into site-packages, passes the check."""
     wasm, _ = _in_pyodide(node, wheel)
