@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import onnxdata
 from onnxdata import MapProto, SequenceProto, TensorProto
-from onnxdata._codec import decode as _decode
+from onnxdata._codec import reading as _reading
 from onnxdata._codec import short_entries as _short_entries
 from tests.support import wirekit as wk
 from tests.support.message_strategies import scaled
@@ -192,7 +192,7 @@ def checked_pickles() -> Iterator[list[bytes]]:
 def string_reader(kind: str) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp, checked_pickles():
         if kind != "bounded":
-            mp.setattr(_decode, "LONG_RUN", 1)
+            mp.setattr(_reading, "LONG_RUN", 1)
         if kind == "pickled in growing chunks":
             mp.setattr(_short_entries, "FIRST_CHUNK", 1)
         yield
@@ -237,7 +237,7 @@ def test_a_long_string_run_to_the_end_matches_oracle(cut: int) -> None:
     # Over LONG_RUN bytes, as the default takes it: short and long entries,
     # the input cut inside the last ones, or after a lone tag.
     data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in _LONG_RUN_ENTRIES)
-    assert len(data) > 16 * _short_entries.FIRST_CHUNK > _decode.LONG_RUN  # several chunks
+    assert len(data) > 16 * _short_entries.FIRST_CHUNK > _reading.LONG_RUN  # several chunks
     with checked_pickles() as loaded:
         check_decode(TensorProto, data[: len(data) - cut] if cut else data)
         check_decode(TensorProto, data + b"\x32")
@@ -289,7 +289,7 @@ def test_entries_across_a_copy_to_the_end_are_pickled(first_chunk: int) -> None:
     entries = [b"ab", b"cd", b"efgh", b"ij"]
     data = b"".join(wk.f_len(6, s) for s in entries)
     with pytest.MonkeyPatch.context() as mp, checked_pickles() as loaded:
-        mp.setattr(_decode, "LONG_RUN", 1)
+        mp.setattr(_reading, "LONG_RUN", 1)
         mp.setattr(_short_entries, "FIRST_CHUNK", first_chunk)
         assert TensorProto.decode(data).string_data == entries
     assert sum(len(pickle.loads(stream)) for stream in loaded) == len(entries) - 1
