@@ -245,9 +245,10 @@ def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
     Raises:
         EncodeError: an element is not an integer in ``lo..hi``, named by its index.
     """
+    if switches.GENERAL_PATHS:  # each value checked and written by itself
+        return b"".join([tag + _varint(element_error(values, v, lo, hi)) for v in values])
     if (
-        not switches.GENERAL_PATHS
-        and len(tag) == 1
+        len(tag) == 1
         and len(values) >= lanes.MIN_VALUES
         and lo == -(1 << 63)
         and type(values) is list
@@ -274,6 +275,11 @@ def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
         v = element_error(values, v, lo, hi)
         append(tag + encode_varint(v if v >= 0 else v + (1 << 64)))
     return b"".join(chunks)
+
+
+def _varint(v: int) -> bytes:
+    """A checked integer's varint; negatives as 10-byte two's complement."""
+    return encode_varint(v if v >= 0 else v + (1 << 64))
 
 
 _TAGGED: dict[bytes, list[bytes]] = {}
