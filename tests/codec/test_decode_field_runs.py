@@ -123,6 +123,7 @@ def test_tensor_run_in_map_values_matches_oracle() -> None:
     check_decode(MapProto, wk.f_varint(2, 7) + keys + wk.f_len(5, values))
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_a_tensor_template_is_used() -> None:
     # Not a timing: the fast path is taken (only the first element is parsed).
     calls = 0
@@ -232,6 +233,7 @@ def test_string_runs_inside_a_message_stop_at_its_end(
 _LONG_RUN_ENTRIES = [bytes([i % 251]) * (i % 19) for i in range(3000)] + [b"x" * 300, b"", b"yz"]
 
 
+@pytest.mark.usefixtures("fast_paths")
 @pytest.mark.parametrize("cut", [0, 1, 2, 7, 200])
 def test_a_long_string_run_to_the_end_matches_oracle(cut: int) -> None:
     # Over LONG_RUN bytes, as the default takes it: short and long entries,
@@ -246,6 +248,7 @@ def test_a_long_string_run_to_the_end_matches_oracle(cut: int) -> None:
     assert loaded  # the run's short entries were made by pickling
 
 
+@pytest.mark.usefixtures("fast_paths")
 @pytest.mark.parametrize("cut", [0, 1, 2, 200])
 def test_a_long_string_run_inside_a_message_matches_oracle(cut: int) -> None:
     # The tensor is a sequence's element followed by the sequence's fields
@@ -262,6 +265,7 @@ def test_a_long_string_run_inside_a_message_matches_oracle(cut: int) -> None:
 _RUN_ENDS = {"a long entry": wk.f_len(6, b"z" * 200), "the end": b"", "a cut entry": b"\x32\x09abc"}
 
 
+@pytest.mark.usefixtures("fast_paths")
 @pytest.mark.parametrize("ends", sorted(_RUN_ENDS))
 @pytest.mark.parametrize("first_chunk", [1, 2, 3, 5, 7, 11, 13, _short_entries.FIRST_CHUNK])
 def test_every_short_entry_of_a_run_is_pickled(first_chunk: int, ends: str) -> None:
@@ -282,6 +286,7 @@ def test_every_short_entry_of_a_run_is_pickled(first_chunk: int, ends: str) -> N
     assert sum(len(m) for m in made) == len(entries) - 1  # all but the first (read before)
 
 
+@pytest.mark.usefixtures("fast_paths")
 @pytest.mark.parametrize("first_chunk", range(1, 16))
 def test_entries_across_a_copy_to_the_end_are_pickled(first_chunk: int) -> None:
     # Every place of the first copy's end, up to the message's end: an entry

@@ -31,6 +31,10 @@ from tests.support import wirekit as wk
 from tests.support.message_strategies import scaled
 from tests.support.oracle import check_decode
 
+# These tests compare the fast paths with the general ones: the fast paths
+# stay on when the suite runs with ONNXDATA_GENERAL_PATHS=1.
+pytestmark = pytest.mark.usefixtures("fast_paths")
+
 LINK = {SequenceProto: 5, OptionalProto: 7}  # the field of a child of each type
 
 

@@ -111,6 +111,7 @@ def test_a_long_field_in_default_chunks() -> None:
     assert file.getvalue() == t.encode()
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_the_heads_kept_are_bounded() -> None:
     """Each call's new lengths are kept; past HEADS_MAX, the next call starts anew."""
     with _set(HEADS_MAX=300):

@@ -38,6 +38,10 @@ from tests.support import message_strategies as ms
 from tests.support import wirekit as wk
 from tests.support.oracle import ORACLE
 
+# These tests compare the fast paths with the general ones: the fast paths
+# stay on when the suite runs with ONNXDATA_GENERAL_PATHS=1.
+pytestmark = pytest.mark.usefixtures("fast_paths")
+
 MESSAGES = [TensorProto, SparseTensorProto, SequenceProto, MapProto, OptionalProto]
 
 # What only the fast paths write: the tail and chain of nested lists, runs of

@@ -72,6 +72,7 @@ def test_inspect_finds_the_source(cls: type, paths: bool) -> None:
     assert linecache.getline(filename, 1).startswith("def decode_")
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_pdb_lists_and_steps_through_a_decoder() -> None:
     new, decoder = decode.decoder(TensorProto)
     data = TensorProto(dims=[2, 3]).encode()
