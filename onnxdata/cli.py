@@ -350,6 +350,7 @@ def _parser() -> argparse.ArgumentParser:
         help="write into a non-empty OUT: its message folders and onnx.dict are replaced, "
         "nothing else is touched",
     )
+    _add_generated(command)
     return parser
 
 
@@ -724,6 +725,40 @@ def _check_npy(np: Any, path: str) -> None:
             f"not a .npy array: the header declares shape {tuple(shape)} of {dtype} "
             f"({need} bytes), but {have} bytes follow it"
         )
+
+
+def _add_generated(command: Callable[..., argparse.ArgumentParser]) -> None:
+    """The ``generated`` command's parser entry: the decoders and encoders as they run."""
+    sub = command(
+        "generated",
+        "print the decoders and encoders generated from the schema",
+        "Print the source of the decode and encode functions generated for MESSAGE "
+        "(default: every message), as they run: tracebacks and pdb show these lines. "
+        "ONNXDATA_GENERAL_PATHS=1 prints the general paths alone.",
+        _cmd_generated,
+    )
+    names = sorted({*TYPES, *(cls.__name__ for cls in TYPES.values())})
+    sub.add_argument("message", nargs="?", choices=names, metavar="MESSAGE", help=", ".join(names))
+    which = sub.add_mutually_exclusive_group()
+    which.add_argument("--decode", action="store_true", help="the decoders only")
+    which.add_argument("--encode", action="store_true", help="the encoders only")
+
+
+def _cmd_generated(args: argparse.Namespace) -> int:
+    from ._codec import decode, encode
+
+    by_name = {**TYPES, **{cls.__name__: cls for cls in TYPES.values()}}
+    classes = [by_name[args.message]] if args.message else list(TYPES.values())
+    for cls in classes:
+        if not args.encode:
+            for copy in (True, False):
+                mode = "" if copy else " (copy=False)"
+                _say(
+                    f"# the decoder of {cls.__name__}{mode}\n{decode.source(cls, copy)}", sys.stdout
+                )
+        if not args.decode:
+            _say(f"# the encoder of {cls.__name__}\n{encode.source(cls)}", sys.stdout)
+    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

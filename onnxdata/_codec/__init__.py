@@ -1,2 +1,1 @@
-"""Bytes <-> messages: decoders and encoders generated from the schema, and their fast paths.
-"""
+"""Bytes <-> messages: decoders and encoders generated from the schema, and their fast paths."""

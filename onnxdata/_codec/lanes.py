@@ -1,6 +1,6 @@
 """Packed varints a block of values at a time, with the standard library only.
 
-Without numpy (see _npvarints.py), a Python loop over the values of a large
+Without numpy (see npvarints.py), a Python loop over the values of a large
 packed ``int32``/``int64``/``uint64`` field costs a Python step per value.  Here
 each value gets a 16-byte record inside one big integer, and a fixed number
 of big-int operations per block of records moves the bits of all its varints
@@ -17,11 +17,11 @@ at once; every other step is one C call per block too:
   record nonzero?), and deleting the zero bytes drops each record's padding.
   A zero value, whose varint is the byte 0, is written as ten 0x80 bytes
   meanwhile: no valid payload has more than nine in a row.  A field written
-  unpacked (``MapProto.keys``) shifts every record up a byte for its tag.
+  unpacked (a map's keys) shifts every record up a byte for its tag.
 
 Records are little-endian and ``array`` holds native order, hence the
 byteswaps on big-endian hosts.  The results are those of the loops in
-_decode.py and _encode.py (the tests compare both).
+varints.py (the tests compare both).
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def encode(values: Any, tag: int = 0) -> bytes:
     two's complement varints.
 
     With a one-byte ``tag``, the field written unpacked instead: each varint
-    preceded by the tag (``MapProto.keys``, long ``dims``).  The records have
+    preceded by the tag (a map's keys, a long shape).  The records have
     room for it: shifted up a byte, each varint leaves byte 0 to its tag.
     """
     if values.itemsize != 8:

@@ -4,8 +4,9 @@ The core never imports numpy: it looks in ``sys.modules``, so a program that
 already uses numpy gets vectorised varints for free and one that does not
 pays nothing.  Results are identical to the pure-Python loops (the tests run
 both); these functions only make large packed ``int32``/``int64``/``uint64``
-fields about a hundred times faster.  Work is done a window of the payload
-(decode) or a slice of the values (encode) at a time, so temporaries stay small.
+fields cost a few numpy passes instead of a Python step per value.  Work is
+done a window of the payload (decode) or a slice of the values (encode) at a
+time, so temporaries stay small.
 """
 
 from __future__ import annotations
@@ -214,8 +215,8 @@ def _decode_window(
     """Append the varints that end in a window of ``a`` from ``lo``; their
     byte count and lane width.  The window is the rest of the payload when
     less than two windows are left, and the whole of a payload of up to 4
-    windows (a few megabytes of temporaries, where each window costs tens
-    of microseconds of calls), else ``WINDOW`` bytes."""
+    windows (a few megabytes of temporaries, where each window costs a
+    fixed number of numpy calls), else ``WINDOW`` bytes."""
     rest = len(a) - lo
     window = a[lo:] if rest < 2 * WINDOW or len(a) <= 4 * WINDOW else a[lo : lo + WINDOW]
     run = _last_run(np, chunk, lo, len(window))
@@ -231,7 +232,7 @@ def _decode_window(
 RUN_BYTES = 1 << 12
 # How many varints of the window's last run are compared in Python, and then
 # in one small numpy pass, before the whole window is: a window of mixed
-# lengths pays a few microseconds for the look.
+# lengths pays little for the look.
 CHECK_ROWS = 16
 PROBE_ROWS = 1 << 10
 # 1 for a byte with its continuation bit set, 0 for a varint's last byte.

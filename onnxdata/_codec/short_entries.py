@@ -48,7 +48,7 @@ def read_short_entries(
     cut off by ``end``, whose error that loop reports).  Raises nothing of
     its own: a bad entry is left to the caller.
     """
-    import pickle  # here, not above: its import costs milliseconds most programs never spend
+    import pickle  # here, not above: an import most programs never need
 
     steps = _STEPS
     size = FIRST_CHUNK

@@ -4,22 +4,24 @@ A packed ``int32``/``int64``/``uint64`` field (and an unpacked run read as
 one) is decoded and encoded here.  Which implementation runs is chosen here
 and nowhere else, by size and by what is loaded:
 
-- numpy's whole-array arithmetic (``_npvarints.py``) when the program has
+- numpy's whole-array arithmetic (``npvarints.py``) when the program has
   already imported numpy (the core never imports it) and the payload is large;
-- big-integer lanes (``_lanes.py``), standard library only, for mid-sized and
+- big-integer lanes (``lanes.py``), standard library only, for mid-sized and
   large payloads without numpy;
 - a plain loop for short payloads, and to name the first bad varint: the
   other two hand any payload they cannot take whole back to it, so every
   error is this module's.
 
 The three give identical results; the tests run the suite on each
-(``tests/support/oracle.py``'s ``varint_path``).
+(``tests/support/oracle.py``'s ``varint_path``).  With
+``switches.GENERAL_PATHS`` set, only the loops run.
 """
 
 from __future__ import annotations
 
 from array import array
 
+from .._core import switches
 from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 from .._core.kinds import integer
 from .._core.wire import (
@@ -64,7 +66,7 @@ _ONE_BYTE = [bytes((v,)) for v in range(0x80)]
 def decode_into_list(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None:
     """Append the varints of ``buf[pos:end]`` to ``out`` (a list), as int64 or uint64.
 
-    The payload is often all one-byte values (dims, small ints); that case is
+    The payload is often all one-byte values (shapes, small ints); that case is
     one ``isascii`` test and one ``extend``, with no Python loop.  Otherwise a
     one-byte value is appended at once, and a longer one is found with one
     C-level ``find`` and assembled by ``int.from_bytes`` and bit masks.
@@ -117,7 +119,8 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
         DecodeError: as :func:`decode_into_list`, at the first bad varint.
     """
     code = out.typecode
-    if end - pos >= npvarints.MIN_BYTES:
+    general = switches.GENERAL_PATHS
+    if end - pos >= npvarints.MIN_BYTES and not general:
         np = npvarints.numpy()
         if np is not None:
             if end - pos < npvarints.VIEW_BYTES:
@@ -126,7 +129,7 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
                 chunk = memoryview(buf)[pos:end]
             if npvarints.decode(np, chunk, out):
                 return
-    if end - pos >= lanes.MIN_BYTES:
+    if end - pos >= lanes.MIN_BYTES and not general:
         chunk = bytes(buf[pos:end])
         if chunk.isascii():  # all one-byte values: no decoding, and no second copy below
             out.extend(chunk)
@@ -188,26 +191,12 @@ def encode_packed(values: Any, lo: int, hi: int, code: str) -> bytes:
     Raises:
         EncodeError: an element is not an integer in ``lo..hi``, named by its index.
     """
+    if not switches.GENERAL_PATHS:
+        whole = _packed_whole(values, code)
+        if whole is not None:
+            return whole
     if isinstance(values, array):
-        if values.typecode == code:
-            if len(values) >= npvarints.MIN_VALUES:
-                np = npvarints.numpy()
-                if np is not None:
-                    return npvarints.encode(np, values, code)
-            if len(values) >= lanes.MIN_VALUES:
-                return lanes.encode(values)
         values = values.tolist()  # other typecodes are checked like any list
-    if len(values) > 16 and type(values) is list and set(map(type, values)) == {int}:
-        # Four C-level passes (types, min, max, bytes or array) instead of a Python loop.
-        if min(values) >= 0 and max(values) < 0x80:
-            return bytes(values)
-        if len(values) >= lanes.MIN_VALUES:
-            try:
-                checked = array(code, values)
-            except OverflowError:
-                pass  # out of range: the loop below names the value
-            else:
-                return lanes.encode(checked)
     chunks: list[bytes] = []
     append = chunks.append
     one = _ONE_BYTE
@@ -221,12 +210,40 @@ def encode_packed(values: Any, lo: int, hi: int, code: str) -> bytes:
     return b"".join(chunks)
 
 
+def _packed_whole(values: Any, code: str) -> bytes | None:
+    """The fast paths of :func:`encode_packed`: an ``array`` of the field's own
+    type by numpy or the lanes; a long list of ints by four C-level passes
+    (types, min, max, bytes or array) instead of a Python loop.  None where
+    none applies, or a value is out of range (the loop names it)."""
+    if isinstance(values, array):
+        if values.typecode == code:
+            if len(values) >= npvarints.MIN_VALUES:
+                np = npvarints.numpy()
+                if np is not None:
+                    return npvarints.encode(np, values, code)
+            if len(values) >= lanes.MIN_VALUES:
+                return lanes.encode(values)
+        return None
+    if len(values) > 16 and type(values) is list and set(map(type, values)) == {int}:
+        if min(values) >= 0 and max(values) < 0x80:
+            return bytes(values)
+        if len(values) >= lanes.MIN_VALUES:
+            try:
+                checked = array(code, values)
+            except OverflowError:
+                return None  # out of range: the loop names the value
+            return lanes.encode(checked)
+    return None
+
+
 def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
     """A repeated integer field written unpacked: tag, value, tag, value, ...
 
     Raises:
         EncodeError: an element is not an integer in ``lo..hi``, named by its index.
     """
+    if switches.GENERAL_PATHS:  # each value checked and written by itself
+        return b"".join([tag + _varint(element_error(values, v, lo, hi)) for v in values])
     if (
         len(tag) == 1
         and len(values) >= lanes.MIN_VALUES
@@ -255,6 +272,11 @@ def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
         v = element_error(values, v, lo, hi)
         append(tag + encode_varint(v if v >= 0 else v + (1 << 64)))
     return b"".join(chunks)
+
+
+def _varint(v: int) -> bytes:
+    """A checked integer's varint; negatives as 10-byte two's complement."""
+    return encode_varint(v if v >= 0 else v + (1 << 64))
 
 
 _TAGGED: dict[bytes, list[bytes]] = {}

@@ -184,8 +184,10 @@ class FieldSpec:
         "enum",
         "enum_name",
         "enum_values",
+        "first",
         "json_name",
         "kind",
+        "last",
         "message_name",
         "name",
         "number",
@@ -193,6 +195,7 @@ class FieldSpec:
         "packed",
         "repeated",
         "repr",
+        "runs",
         "slot",
         "tag",
         "type",
@@ -211,6 +214,9 @@ class FieldSpec:
         message: str | None,
         enum: str | None,
         repr: bool,
+        first: bool = False,
+        last: bool = False,
+        runs: str | tuple[str, ...] = "",
     ) -> None:
         info = KINDS.get(kind)
         if info is None:
@@ -237,6 +243,12 @@ class FieldSpec:
         self.default = None if default is MISSING and not self.repeated else default
         self.default_factory = default_factory
         self.repr = repr
+        # What the decoder specialises for this field (see field()): data, not names in the codec.
+        if first and last:
+            raise ValueError("a field is tested first or last, not both")
+        self.first = first
+        self.last = last
+        self.runs = runs
         self.wire_type = LEN if packed else info.wire_type
         self.tag = encode_varint(number << 3 | self.wire_type)
         self.typecode = info.typecode if packed else None
@@ -435,6 +447,9 @@ def field(
     message: str | None = None,
     enum: str | None = None,
     repr: bool = True,
+    first: bool = False,
+    last: bool = False,
+    runs: str | tuple[str, ...] = "",
 ) -> Any:
     """Declare a field: ``field(12, "string", default=None)``.
 
@@ -443,6 +458,15 @@ def field(
     (as in the ``.proto``, it may be declared later); ``enum`` names the
     nested ``IntEnum`` of an ENUM field, whose unknown values are kept as
     unknown fields (proto2 enums are closed).
+
+    The rest tell the decoder how the field's data usually looks, so that it
+    specialises its code for it (none changes what is decoded): ``first``
+    and ``last`` test the field before or after all others (a large payload;
+    a field rarely set); ``runs`` says how its values come in runs:
+    ``"varints"`` (long runs of unpacked integers), ``"tail"`` (a field of
+    the message's own type whose last element ends the message: nested
+    lists), or a tuple of the element's field names (elements that repeat
+    the bytes of these fields, the last a ``bytes`` payload).
 
     Raises:
         ValueError: the declaration is not a valid proto2 field.
@@ -456,6 +480,9 @@ def field(
         message=message,
         enum=enum,
         repr=repr,
+        first=first,
+        last=last,
+        runs=runs,
     )
 
 

@@ -10,7 +10,12 @@ the whole test suite can prove it right on its own (CI runs it both ways), and
 a user who suspects a fast path can rule it out with one variable.
 
 Code asks :data:`GENERAL_PATHS` when it chooses a path (not at import time),
-so a test may also set it for one block with ``monkeypatch``.
+so a test may also set it for one block with ``monkeypatch``: the codec
+generates its decoders and encoders from its general tables alone while it
+is set, and keeps the codecs of each state apart, so flipping it needs no
+clearing (``decode.clear()`` and ``encode.clear()`` forget the generated
+codecs, for a test that changes a declaration).  Pausing the garbage
+collector during a large decode is not a path and stays on.
 """
 
 from __future__ import annotations

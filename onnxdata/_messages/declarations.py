@@ -133,7 +133,7 @@ class TensorProto(Message):
     int64_data: MutableSequence[int] = field(7, "int64", packed=True, default_factory=REPEATED)
     name: str | None = field(8, "string", default=None)
     doc_string: str | None = field(12, "string", default=None)
-    raw_data: bytes | None = field(9, "bytes", default=None)
+    raw_data: bytes | None = field(9, "bytes", default=None, first=True)
     external_data: MutableSequence[StringStringEntryProto] = field(
         13, "message", message="StringStringEntryProto", default_factory=REPEATED
     )
@@ -175,16 +175,20 @@ class SequenceProto(Message):
     MAP = DataType.MAP
     OPTIONAL = DataType.OPTIONAL
 
-    name: str | None = field(1, "string", default=None)
+    name: str | None = field(1, "string", default=None, last=True)
     elem_type: int | None = field(2, "int32", default=None)
     tensor_values: MutableSequence[TensorProto] = field(
-        3, "message", message="TensorProto", default_factory=REPEATED
+        3,
+        "message",
+        message="TensorProto",
+        default_factory=REPEATED,
+        runs=("dims", "data_type", "raw_data"),  # as from_list writes them
     )
     sparse_tensor_values: MutableSequence[SparseTensorProto] = field(
         4, "message", message="SparseTensorProto", default_factory=REPEATED
     )
     sequence_values: MutableSequence[SequenceProto] = field(
-        5, "message", message="SequenceProto", default_factory=REPEATED
+        5, "message", message="SequenceProto", default_factory=REPEATED, runs="tail"
     )
     map_values: MutableSequence[MapProto] = field(
         6, "message", message="MapProto", default_factory=REPEATED
@@ -199,9 +203,9 @@ class SequenceProto(Message):
 class MapProto(Message):
     """An associative table: integer ``keys`` or ``string_keys``, and ``values``."""
 
-    name: str | None = field(1, "string", default=None)
+    name: str | None = field(1, "string", default=None, last=True)
     key_type: int | None = field(2, "int32", default=None)
-    keys: MutableSequence[int] = field(3, "int64", default_factory=REPEATED)
+    keys: MutableSequence[int] = field(3, "int64", default_factory=REPEATED, runs="varints")
     string_keys: MutableSequence[bytes] = field(4, "bytes", default_factory=REPEATED)
     values: SequenceProto | None = field(5, "message", message="SequenceProto", default=None)
     unknown_fields: bytes = unknown(default=b"")
@@ -226,7 +230,7 @@ class OptionalProto(Message):
     MAP = DataType.MAP
     OPTIONAL = DataType.OPTIONAL
 
-    name: str | None = field(1, "string", default=None)
+    name: str | None = field(1, "string", default=None, last=True)
     elem_type: int | None = field(2, "int32", default=None)
     tensor_value: TensorProto | None = field(3, "message", message="TensorProto", default=None)
     sparse_tensor_value: SparseTensorProto | None = field(
@@ -237,7 +241,7 @@ class OptionalProto(Message):
     )
     map_value: MapProto | None = field(6, "message", message="MapProto", default=None)
     optional_value: OptionalProto | None = field(
-        7, "message", message="OptionalProto", default=None
+        7, "message", message="OptionalProto", default=None, runs="tail"
     )
     unknown_fields: bytes = unknown(default=b"")
 

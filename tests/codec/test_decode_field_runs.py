@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import onnxdata
 from onnxdata import MapProto, SequenceProto, TensorProto
-from onnxdata._codec import decode as _decode
+from onnxdata._codec import reading as _reading
 from onnxdata._codec import short_entries as _short_entries
 from tests.support import wirekit as wk
 from tests.support.message_strategies import scaled
@@ -123,6 +123,7 @@ def test_tensor_run_in_map_values_matches_oracle() -> None:
     check_decode(MapProto, wk.f_varint(2, 7) + keys + wk.f_len(5, values))
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_a_tensor_template_is_used() -> None:
     # Not a timing: the fast path is taken (only the first element is parsed).
     calls = 0
@@ -192,7 +193,7 @@ def checked_pickles() -> Iterator[list[bytes]]:
 def string_reader(kind: str) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp, checked_pickles():
         if kind != "bounded":
-            mp.setattr(_decode, "LONG_RUN", 1)
+            mp.setattr(_reading, "LONG_RUN", 1)
         if kind == "pickled in growing chunks":
             mp.setattr(_short_entries, "FIRST_CHUNK", 1)
         yield
@@ -232,12 +233,13 @@ def test_string_runs_inside_a_message_stop_at_its_end(
 _LONG_RUN_ENTRIES = [bytes([i % 251]) * (i % 19) for i in range(3000)] + [b"x" * 300, b"", b"yz"]
 
 
+@pytest.mark.usefixtures("fast_paths")
 @pytest.mark.parametrize("cut", [0, 1, 2, 7, 200])
 def test_a_long_string_run_to_the_end_matches_oracle(cut: int) -> None:
     # Over LONG_RUN bytes, as the default takes it: short and long entries,
     # the input cut inside the last ones, or after a lone tag.
     data = wk.f_varint(2, 8) + b"".join(wk.f_len(6, s) for s in _LONG_RUN_ENTRIES)
-    assert len(data) > 16 * _short_entries.FIRST_CHUNK > _decode.LONG_RUN  # several chunks
+    assert len(data) > 16 * _short_entries.FIRST_CHUNK > _reading.LONG_RUN  # several chunks
     with checked_pickles() as loaded:
         check_decode(TensorProto, data[: len(data) - cut] if cut else data)
         check_decode(TensorProto, data + b"\x32")
@@ -246,6 +248,7 @@ def test_a_long_string_run_to_the_end_matches_oracle(cut: int) -> None:
     assert loaded  # the run's short entries were made by pickling
 
 
+@pytest.mark.usefixtures("fast_paths")
 @pytest.mark.parametrize("cut", [0, 1, 2, 200])
 def test_a_long_string_run_inside_a_message_matches_oracle(cut: int) -> None:
     # The tensor is a sequence's element followed by the sequence's fields
@@ -262,6 +265,7 @@ def test_a_long_string_run_inside_a_message_matches_oracle(cut: int) -> None:
 _RUN_ENDS = {"a long entry": wk.f_len(6, b"z" * 200), "the end": b"", "a cut entry": b"\x32\x09abc"}
 
 
+@pytest.mark.usefixtures("fast_paths")
 @pytest.mark.parametrize("ends", sorted(_RUN_ENDS))
 @pytest.mark.parametrize("first_chunk", [1, 2, 3, 5, 7, 11, 13, _short_entries.FIRST_CHUNK])
 def test_every_short_entry_of_a_run_is_pickled(first_chunk: int, ends: str) -> None:
@@ -282,6 +286,7 @@ def test_every_short_entry_of_a_run_is_pickled(first_chunk: int, ends: str) -> N
     assert sum(len(m) for m in made) == len(entries) - 1  # all but the first (read before)
 
 
+@pytest.mark.usefixtures("fast_paths")
 @pytest.mark.parametrize("first_chunk", range(1, 16))
 def test_entries_across_a_copy_to_the_end_are_pickled(first_chunk: int) -> None:
     # Every place of the first copy's end, up to the message's end: an entry
@@ -289,7 +294,7 @@ def test_entries_across_a_copy_to_the_end_are_pickled(first_chunk: int) -> None:
     entries = [b"ab", b"cd", b"efgh", b"ij"]
     data = b"".join(wk.f_len(6, s) for s in entries)
     with pytest.MonkeyPatch.context() as mp, checked_pickles() as loaded:
-        mp.setattr(_decode, "LONG_RUN", 1)
+        mp.setattr(_reading, "LONG_RUN", 1)
         mp.setattr(_short_entries, "FIRST_CHUNK", first_chunk)
         assert TensorProto.decode(data).string_data == entries
     assert sum(len(pickle.loads(stream)) for stream in loaded) == len(entries) - 1

@@ -2,13 +2,13 @@
 
 A SequenceProto's ``sequence_values`` element and an OptionalProto's
 ``optional_value`` that run to the end of their message are read on in the
-same call, the element taking the message's place (``"tail"`` in
-``FAST_PATHS``); levels written as ``elem_type`` then that element are read
-by the chain loop (``_decode._chain``) without going back to the dispatch.
+same call, the element taking the message's place (declared
+``runs="tail"``); levels written as ``elem_type`` then that element are read
+by the chain loop (``tails.chain``) without going back to the dispatch.
 Here every chain of such messages, with fields before and after each
 element, unknown fields, and faults at any level or a cut anywhere, decodes
 to the same message or fails with the same error (reason, offset, path) as
-with the tail turned off, and as the oracle accepts or rejects it.
+on the general paths (``switches.GENERAL_PATHS``), and as the oracle accepts or rejects it.
 """
 
 from __future__ import annotations
@@ -25,22 +25,24 @@ from hypothesis import strategies as st
 import onnxdata
 from onnxdata import DecodeError, OptionalProto, SequenceProto
 from onnxdata._codec import decode as _decode
+from onnxdata._core import switches
+from onnxdata._core.schema import spec_of
 from tests.support import wirekit as wk
 from tests.support.message_strategies import scaled
 from tests.support.oracle import check_decode
 
-TAILS = [key for key, kind in _decode.FAST_PATHS.items() if kind == "tail"]
+# These tests compare the fast paths with the general ones: the fast paths
+# stay on when the suite runs with ONNXDATA_GENERAL_PATHS=1.
+pytestmark = pytest.mark.usefixtures("fast_paths")
+
 LINK = {SequenceProto: 5, OptionalProto: 7}  # the field of a child of each type
 
 
 @contextlib.contextmanager
 def general_decoders() -> Iterator[None]:
-    """Decoders generated afresh with no tail: every element read by a call."""
+    """The general decoders, with no tail: every element read by a call."""
     with pytest.MonkeyPatch.context() as mp:
-        for key in TAILS:
-            mp.delitem(_decode.FAST_PATHS, key)
-        mp.setattr(_decode, "_CODECS", ({}, {}))
-        mp.setattr(_decode, "_SOURCES", {})
+        mp.setattr(switches, "GENERAL_PATHS", True)
         yield
 
 
@@ -177,11 +179,15 @@ def test_a_chain_through_both_tails_names_every_level() -> None:
 
 
 def test_only_a_field_of_its_own_type_can_be_a_tail() -> None:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(_decode.FAST_PATHS, ("SequenceProto", "map_values"), "tail")
-        mp.setattr(_decode, "_CODECS", ({}, {}))
-        with pytest.raises(ValueError, match="its own message type"):
-            onnxdata.SequenceProto.decode(b"")
+    declared = spec_of(SequenceProto).by_number[6]  # a field of another message type
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(declared, "runs", "tail")
+            _decode.clear()
+            with pytest.raises(ValueError, match="its own message type"):
+                onnxdata.SequenceProto.decode(b"")
+    finally:
+        _decode.clear()
 
 
 def chain_levels(cls: type, data: bytes) -> int:

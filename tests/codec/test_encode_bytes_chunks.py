@@ -1,4 +1,4 @@
-"""A repeated bytes field written a chunk of entries at a time (``_encode._bytes_list``).
+"""A repeated bytes field written a chunk of entries at a time (``bytes_lists.bytes_list``).
 
 Each chunk of ``BYTES_CHUNK`` entries takes one of three ways: all ``bytes``
 shorter than 128 (one ``%`` formatting call), all ``bytes`` but some longer
@@ -21,14 +21,14 @@ from hypothesis import strategies as st
 
 import onnxdata
 from onnxdata import MapProto, TensorProto
-from onnxdata._codec import encode as _encode
+from onnxdata._codec import bytes_lists as _bytes_lists
 from tests.support import message_strategies as ms
 from tests.support.oracle import to_oracle
 
 
 def _set(**values: int) -> AbstractContextManager[None]:
-    """``_encode``'s thresholds set for one hypothesis example."""
-    return ms.constants(_encode, **values)
+    """``bytes_lists``'s thresholds set for one hypothesis example."""
+    return ms.constants(_bytes_lists, **values)
 
 
 class _Lying(bytes):
@@ -99,10 +99,10 @@ def test_an_error_names_the_entry_in_the_whole_field(chunk: int, at: int, bad: A
 
 def test_a_long_field_in_default_chunks() -> None:
     """Past one chunk: short chunks, a chunk with long entries, one with a bytearray."""
-    n = 3 * _encode.BYTES_CHUNK + 5
+    n = 3 * _bytes_lists.BYTES_CHUNK + 5
     entries: list[Any] = [b"%d" % (i % 997) * (i % 7) for i in range(n)]
-    entries[_encode.BYTES_CHUNK + 3] = b"y" * 5000
-    entries[2 * _encode.BYTES_CHUNK + 1] = bytearray(b"from a bytearray")
+    entries[_bytes_lists.BYTES_CHUNK + 3] = b"y" * 5000
+    entries[2 * _bytes_lists.BYTES_CHUNK + 1] = bytearray(b"from a bytearray")
     entries[-1] = b"%" * 37
     t = TensorProto(dims=[n], data_type=8, string_data=entries)
     assert t.encode() == _expected(entries)
@@ -111,6 +111,7 @@ def test_a_long_field_in_default_chunks() -> None:
     assert file.getvalue() == t.encode()
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_the_heads_kept_are_bounded() -> None:
     """Each call's new lengths are kept; past HEADS_MAX, the next call starts anew."""
     with _set(HEADS_MAX=300):
@@ -119,7 +120,7 @@ def test_the_heads_kept_are_bounded() -> None:
             entries = [b"z" * n for n in lengths]
             t = TensorProto(dims=[len(entries)], data_type=8, string_data=entries)
             assert t.encode() == _expected(entries)
-            assert max(_encode.remembered_heads()) <= 300 + 100
+            assert max(_bytes_lists.remembered_heads()) <= 300 + 100
 
 
 def test_encode_to_passes_long_entries_without_copying() -> None:

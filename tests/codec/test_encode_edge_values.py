@@ -83,6 +83,7 @@ def test_dims_refused(dims: list[Any], error: type[Exception]) -> None:
     assert info.value.path.startswith("TensorProto.dims[")
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_dims_memory_is_bounded() -> None:
     for i in range(2 * _encode.SEEN_MAX):
         dims = [i % 128, i // 128 + 2]

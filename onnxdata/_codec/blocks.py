@@ -1,0 +1,343 @@
+"""The code that reads one field, as ``(condition, body)`` branches of a decode loop.
+
+Two tables keyed by field kind write them.  :data:`GENERAL` writes the
+plain reading of each value: a call of the wire reader, a store, one value
+per tag.  :data:`FAST` writes what a benchmark asked for: lengths and
+varints read inline, runs of one field read in one go predicting the next
+tag, and the specialisations a field's declaration asks for (``runs``, see
+``runs.py`` and ``tails.py``).  Both store the same values and raise the
+same errors: with ``ONNXDATA_GENERAL_PATHS`` set only the general table is
+used, and the tests compare the two on every input they make.
+"""
+
+from __future__ import annotations
+
+import struct
+from array import array
+
+from .._core.blanks import blank_source
+from .._core.schema import (
+    BYTES,
+    DOUBLE,
+    ENUM,
+    FLOAT,
+    INT32,
+    INT64,
+    KINDS,
+    MESSAGE,
+    STRING,
+    UINT64,
+    spec_of,
+)
+from .._core.wire import LEN
+from .runs import head_fields
+from .tails import TAIL_TEST, chain, int_tag, nested, tail_field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from typing import Any
+
+    from .._core.schema import FieldSpec, MessageSpec
+
+    Blocks = list[tuple[str, str]]
+    Writer = Callable[[MessageSpec, FieldSpec, bool, dict[str, Any]], Blocks]
+
+__all__ = ["FAST", "GENERAL"]
+
+_CONVERT = {INT32: "to_int32(v)", INT64: "to_int64(v)", UINT64: "v", ENUM: "to_int32(v)"}
+
+_READ_VARINT = """\
+v = buf[pos] if pos < end else 0x80
+if v < 0x80:
+    pos += 1
+else:
+    v, pos = read_varint(buf, pos, end)
+    v = {convert}"""
+
+# A length of one or two bytes is read inline (a nested message of 128 bytes to
+# 16 KiB has two); anything else, and every error, is read_length's.
+_READ_LENGTH = """\
+n = buf[pos] if pos < end else 0x80
+if n < 0x80 and n < end - pos:
+    pos += 1
+else:
+    # (a one-byte length too long for what follows is longer still as a two-byte one)
+    m = buf[pos + 1] if pos + 1 < end else 0x80
+    if m < 0x80 and (k := n & 0x7F | m << 7) <= end - pos - 2:
+        n = k
+        pos += 2
+    else:
+        n, pos = read_length(buf, pos, end)"""
+
+_DEPTH = "if depth <= 0:\n    raise depth_error(start)\n"
+
+
+def _tags(f: FieldSpec) -> tuple[int, int]:
+    """The field's tag in its own wire form and in the packed (LEN) form, as integers."""
+    return int_tag(f.tag_for(KINDS[f.kind].wire_type)), int_tag(f.tag_for(LEN))
+
+
+def _held(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> str:
+    """The expression of a field's value, or of a repeated field's container
+    (its slot, or made there on first use)."""
+    if not f.repeated:
+        return f"msg.{f.name}"
+    env[f"fill_{f.name}"] = getattr(spec.cls, f.name).fget
+    return f"(msg.{f.slot} or fill_{f.name}(msg))"
+
+
+# -- the general table -------------------------------------------------------------
+
+
+def _general_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    native, packed = _tags(f)
+    read = f"v, pos = read_varint(buf, pos, end)\nv = {_CONVERT[f.kind]}"
+    if f.kind == ENUM:
+        env[f"known_{f.name}"] = f.enum_values
+        test = f"tag == {native} and closed_enum(buf, pos, end, known_{f.name})"
+        return [(test, f"{read}\nmsg.{f.name} = v")]
+    if not f.repeated:
+        return [(f"tag == {native}", f"{read}\nmsg.{f.name} = v")]
+    if f.typecode is not None:  # an array
+        return _packed_array(f, native, packed)
+    held = _held(spec, f, env)
+    return [(f"tag == {native}", f"{read}\n{held}.append(v)"), _packed_list(f, held, packed)]
+
+
+def _general_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    native, _ = _tags(f)
+    own = "piece if type(piece) is bytes else bytes(piece)" if copy else "piece"
+    if f.repeated:
+        if not copy:  # entries shorter than 128 bytes are copies in every mode (see short_copied)
+            own = "piece if n >= 128 else bytes(piece)"
+        store = f"{_held(spec, f, env)}.append({own})"
+    else:
+        store = f"msg.{f.name} = {own}"
+    read = "n, pos = read_length(buf, pos, end)\npiece = buf[pos : pos + n]\n"
+    return [(f"tag == {native}", f"{read}{store}\npos += n")]
+
+
+def _general_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    native, _ = _tags(f)
+    read = f"n, pos = read_length(buf, pos, end)\n{_DEPTH}"
+    call = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n"
+    if f.repeated:  # the depth first, as the fast run checks it once for a run
+        read = f"{_DEPTH}n, pos = read_length(buf, pos, end)\n"
+        made = f"sub = new_{f.name}()\n{call}\n{_held(spec, f, env)}.append(sub)"
+    else:
+        made = (
+            f"sub = msg.{f.name}\nif sub is None:\n    sub = msg.{f.name} = new_{f.name}()\n{call}"
+        )
+    return [(f"tag == {native}", read + made)]
+
+
+# -- shared by both ----------------------------------------------------------------
+
+
+def _packed_array(f: FieldSpec, native: int, packed: int) -> Blocks:
+    code = f.typecode
+    return [
+        (
+            f"tag == {packed}",
+            "n, pos = read_length(buf, pos, end)\n"
+            f"decode_into_array(buf, pos, pos + n, scalars(msg, {f.slot!r}, {code!r}))\n"
+            "pos += n",
+        ),
+        (
+            f"tag == {native}",
+            "v, pos = read_varint(buf, pos, end)\n"
+            f"scalars(msg, {f.slot!r}, {code!r}).append({_CONVERT[f.kind]})",
+        ),
+    ]
+
+
+def _packed_list(f: FieldSpec, held: str, packed: int) -> tuple[str, str]:
+    if f.kind == INT32:
+        body = (
+            "n, pos = read_length(buf, pos, end)\nvalues = []\n"
+            "decode_into_list(buf, pos, pos + n, values, True)\n"
+            f"{held}.extend(map(to_int32, values))\npos += n"
+        )
+    else:
+        body = (
+            "n, pos = read_length(buf, pos, end)\n"
+            f"decode_into_list(buf, pos, pos + n, {held}, {f.kind != 'uint64'})\npos += n"
+        )
+    return f"tag == {packed}", body
+
+
+def _fixed(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    native, packed = _tags(f)
+    code = KINDS[f.kind].typecode or ""
+    size = array(code).itemsize
+    short = f"if end - pos < {size}:\n    raise fixed_error({f.kind!r}, buf, end, pos)\n"
+    if not f.repeated:
+        env[f"unpack_{f.name}"] = struct.Struct("<" + code).unpack_from
+        return [
+            (
+                f"tag == {native}",
+                f"{short}msg.{f.name} = unpack_{f.name}(buf, pos)[0]\npos += {size}",
+            )
+        ]
+    one = (
+        f"{short}read_packed_fixed(buf, pos, {size}, scalars(msg, {f.slot!r}, {code!r}), {size})\n"
+        f"pos += {size}"
+    )
+    if copy:
+        whole = f"read_packed_fixed(buf, pos, n, scalars(msg, {f.slot!r}, {code!r}), {size})"
+    else:
+        whole = f"view_fixed(buf, pos, n, msg, {f.slot!r}, {code!r}, {size})"
+    return [
+        (f"tag == {packed}", f"n, pos = read_length(buf, pos, end)\n{whole}\npos += n"),
+        (f"tag == {native}", one),
+    ]
+
+
+def _string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    native, _ = _tags(f)
+    made = "string(buf, pos, n)"
+    store = f"{_held(spec, f, env)}.append({made})" if f.repeated else f"msg.{f.name} = {made}"
+    body = f"n, pos = read_length(buf, pos, end)\n{store}\npos += n"
+    return [(f"tag == {native}", body)]
+
+
+# -- the fast table ----------------------------------------------------------------
+
+
+def _fast_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    native, packed = _tags(f)
+    read = _READ_VARINT.format(convert=_CONVERT[f.kind])
+    if f.kind == ENUM:
+        env[f"known_{f.name}"] = f.enum_values
+        test = f"tag == {native} and closed_enum(buf, pos, end, known_{f.name})"
+        return [(test, f"{read}\nmsg.{f.name} = v")]
+    if not f.repeated:
+        return [(f"tag == {native}", f"{read}\nmsg.{f.name} = v")]
+    if f.typecode is not None:  # an array
+        return _packed_array(f, native, packed)
+    held = _held(spec, f, env)
+    if f.runs == "varints" and native < 0x80 and f.kind != INT32:
+        unpacked = f"pos = varint_run(buf, start, pos, end, {held}, {native})"
+    else:
+        unpacked = f"{read}\n{held}.append(v)"
+    return [(f"tag == {native}", unpacked), _packed_list(f, held, packed)]
+
+
+def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    native, _ = _tags(f)
+    own = "piece" if not copy else "piece if type(piece) is bytes else bytes(piece)"
+    if not f.repeated:
+        body = f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{f.name} = {own}\npos += n"
+        return [(f"tag == {native}", body)]
+    held = _held(spec, f, env)
+    if not copy:  # entries shorter than 128 bytes are copies (see short_copied)
+        own = "piece if n >= 128 else bytes(piece)"
+    if native >= 0x80:
+        body = "n, pos = read_length(buf, pos, end)\npiece = buf[pos : pos + n]\n"
+        return [(f"tag == {native}", f"{body}{held}.append({own})\npos += n")]
+    if not copy:
+        return [
+            (
+                f"tag == {native}",
+                f"values = {held}\n"
+                f"pos = strings(buf, pos, end, short_copied(values.append), values, {native})",
+            )
+        ]
+    # A slice of bytes is already its own copy; a slice of a view is copied.
+    return [
+        (
+            f"tag == {native}",
+            f"if type(buf) is bytes:\n"
+            f"    values = {held}\n"
+            f"    pos = strings(buf, pos, end, values.append, values, {native})\n"
+            f"else:\n"
+            f"    views = []\n"
+            f"    pos = strings(buf, pos, end, views.append, views, {native})\n"
+            f"    {held}.extend(map(bytes, views))",
+        )
+    ]
+
+
+def _blank(f: FieldSpec, env: dict[str, Any]) -> str:
+    """The statements that make an element in ``sub``: written here, not a call
+    of ``new_<field>``, one call less per element."""
+    return "\n".join(blank_source(spec_of(f.message), "sub", env, f"{f.name}_"))
+
+
+def _fast_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    if f.repeated:
+        return _fast_messages(spec, f, env)
+    native, _ = _tags(f)
+    blank = _blank(f, env)
+    made = nested(f"{blank}\nmsg.{f.name} = sub")
+    read = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n"
+    if f is tail_field(spec):
+        # Read on in this frame; down a chain of levels only from an element
+        # made here: the chain makes each level anew, so in an element read
+        # before (merged into) it would replace the fields it must merge.
+        stay = f"{TAIL_TEST}\n    msg = sub\n    depth -= 1\n"
+        fresh = f"{stay}{nested(chain(spec, f, blank))}\nelse:\n{nested(read)}"
+        merged = f"{stay}else:\n{nested(read)}"
+        read = f"if sub is None:\n{made}\n{nested(fresh)}\nelse:\n{nested(merged)}"
+    else:
+        read = f"if sub is None:\n{made}\n{read}"
+    return [(f"tag == {native}", f"{_READ_LENGTH}\n{_DEPTH}sub = msg.{f.name}\n{read}")]
+
+
+def _fast_messages(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> Blocks:
+    native, _ = _tags(f)
+    one_byte = native < 0x80
+    if head_fields(spec, f) and one_byte:
+        held = _held(spec, f, env)
+        call = f"run_{f.name}(buf, pos, end, {held}, depth - 1, grown, {native})"
+        return [(f"tag == {native}", f"{_DEPTH}pos = {call}")]
+    blank = _blank(f, env)
+    call = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)"
+    element = f"{_READ_LENGTH}\n{blank}\n{call}\nvalues.append(sub)\npos += n"
+    if f is tail_field(spec):
+        # In a run, ``break``: the next byte is the element's first, not the run's next tag.
+        down = nested(chain(spec, f, blank))
+        switch = f"    values.append(sub)\n    msg = sub\n    depth -= 1\n{down}\n"
+        element = f"{_READ_LENGTH}\n{blank}\n{TAIL_TEST}\n{switch}" + (
+            f"    break\n{call}\nvalues.append(sub)\npos += n"
+            if one_byte
+            else f"else:\n    {call}\n    values.append(sub)\n    pos += n"
+        )
+    # The container, made here if this is the field's first element: the class
+    # is known by now, one call less than the property's.
+    env[f"list_{f.name}"] = f.messages_class()
+    values = (
+        f"values = msg.{f.slot}\nif values is None:\n    values = msg.{f.slot} = list_{f.name}()\n"
+    )
+    if not one_byte:
+        return [(f"tag == {native}", f"{_DEPTH}{values}{element}")]
+    # Elements come in runs: read the run in one go, predicting the next tag.
+    run = (
+        f"{_DEPTH}{values}while True:\n{nested(element)}\n"
+        f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
+        "    else:\n        break"
+    )
+    return [(f"tag == {native}", run)]
+
+
+GENERAL: dict[str, Writer] = {
+    **dict.fromkeys(_CONVERT, _general_varint),
+    FLOAT: _fixed,
+    DOUBLE: _fixed,
+    STRING: _string,
+    BYTES: _general_bytes,
+    MESSAGE: _general_message,
+}
+"""Field kind -> the writer of its general branches."""
+
+
+FAST: dict[str, Writer] = {
+    **dict.fromkeys(_CONVERT, _fast_varint),
+    FLOAT: _fixed,
+    DOUBLE: _fixed,
+    STRING: _string,
+    BYTES: _fast_bytes,
+    MESSAGE: _fast_message,
+}
+"""Field kind -> the writer of its fast branches."""
