@@ -1037,8 +1037,8 @@ from pathlib import Path  # noqa: E402
 
 _PACKAGE = Path(onnxdata.__file__).parent
 _WIRE_TYPE_NAMES = {"VARINT", "I64", "LEN", "SGROUP", "EGROUP", "I32"}
-# Known and due to go: text_format's own wire reader is being moved onto _core/wire.py.
-_KNOWN_WIRE_COPIES = {"text_format.py"}
+# Modules allowed a wire reader of their own: none (the text layer reads through _core/wire.py).
+_KNOWN_WIRE_COPIES: set[str] = set()
 
 
 def _reads_varints(fn: ast.AST) -> bool:
