@@ -736,6 +736,7 @@ def _add_generated(command: Callable[..., argparse.ArgumentParser]) -> None:
         "(default: every message), as they run: tracebacks and pdb show these lines. "
         "ONNXDATA_GENERAL_PATHS=1 prints the general paths alone.",
         _cmd_generated,
+        inputs=(),
     )
     names = sorted({*TYPES, *(cls.__name__ for cls in TYPES.values())})
     sub.add_argument("message", nargs="?", choices=names, metavar="MESSAGE", help=", ".join(names))
@@ -744,7 +745,7 @@ def _add_generated(command: Callable[..., argparse.ArgumentParser]) -> None:
     which.add_argument("--encode", action="store_true", help="the encoders only")
 
 
-def _cmd_generated(args: argparse.Namespace) -> int:
+def _cmd_generated(args: argparse.Namespace, out: _Output) -> int:
     from ._codec import decode, encode
 
     by_name = {**TYPES, **{cls.__name__: cls for cls in TYPES.values()}}
@@ -753,11 +754,11 @@ def _cmd_generated(args: argparse.Namespace) -> int:
         if not args.encode:
             for copy in (True, False):
                 mode = "" if copy else " (copy=False)"
-                _say(
-                    f"# the decoder of {cls.__name__}{mode}\n{decode.source(cls, copy)}", sys.stdout
-                )
+                out.line(f"# the decoder of {cls.__name__}{mode}")
+                out.block(decode.source(cls, copy) + "\n")
         if not args.decode:
-            _say(f"# the encoder of {cls.__name__}\n{encode.source(cls)}", sys.stdout)
+            out.line(f"# the encoder of {cls.__name__}")
+            out.block(encode.source(cls) + "\n")
     return 0
 
 
