@@ -214,8 +214,8 @@ def child(name: str, args: list[str]) -> dict[str, Any]:
 
 
 def run_child(name: str, *args: Any, timeout: float = 900) -> dict[str, Any]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", name, *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    cmd = [sys.executable, "-m", "benchmarks.bigdata", "--child", name, *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         return {"error": f"exit status {proc.returncode}: {' | '.join(tail)}"[:400]}

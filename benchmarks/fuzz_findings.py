@@ -224,13 +224,13 @@ def protobuf_python_check() -> Check:
 
 
 def betterproto2_check() -> Check:
-    from thirdparty_onnx import BETTERPROTO2
+    from benchmarks.thirdparty_onnx import BETTERPROTO2
 
     return message_check({cls: BETTERPROTO2[cls].parse for cls in ROOTS})
 
 
 def pure_protobuf_check() -> Check:
-    from thirdparty_onnx import PURE_PROTOBUF
+    from benchmarks.thirdparty_onnx import PURE_PROTOBUF
 
     return message_check({cls: PURE_PROTOBUF[cls].loads for cls in ROOTS})
 
@@ -560,7 +560,7 @@ def run_job(parser: str, source: str, seed: int, budget: int) -> dict[str, Any]:
 
 
 def child_env() -> dict[str, str]:
-    """The environment of a job: this checkout's onnxdata first."""
+    """The environment of a job: this checkout's onnxdata and benchmarks first."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(HERE.parent), env.get("PYTHONPATH", "")])
     return env
@@ -578,7 +578,8 @@ def spawn(parser: str, source: str, seed: int, budget: int, cases: Path) -> dict
         done = subprocess.run(
             [
                 sys.executable,
-                str(Path(__file__).resolve()),
+                "-m",
+                "benchmarks.fuzz_findings",
                 "--job",
                 parser,
                 source,
@@ -743,7 +744,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         cases = Path(tmp)
         if "strategies" in args.sources:  # the same examples for every parser
-            draws = [[sys.executable, str(Path(__file__).resolve()), "--draw", str(seed),
+            draws = [[sys.executable, "-m", "benchmarks.fuzz_findings", "--draw", str(seed),
                       str(args.budget), str(cases / f"strategies-{seed}-{args.budget}.txt")]
                      for seed in args.seeds]  # fmt: skip
             list(pool.map(lambda cmd: subprocess.run(cmd, check=True, env=child_env()), draws))

@@ -191,12 +191,12 @@ def check(workload: str, op: str, ok: bool, why: str | None = None) -> None:
 
 
 def child(mode: str, job: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run this script with ``--child MODE``, the job as JSON on stdin, the result on stdout."""
+    """Run this module with ``--child MODE``, the job as JSON on stdin, the result on stdout."""
     full_env = dict(os.environ)
     full_env.pop("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", None)
-    proc = subprocess.run([sys.executable, __file__, "--child", mode], input=json.dumps(job),
-                          capture_output=True, text=True, env={**full_env, **(env or {})},
-                          check=False)  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.run", "--child", mode],
+                          input=json.dumps(job), capture_output=True, text=True,
+                          env={**full_env, **(env or {})}, cwd=ROOT, check=False)  # fmt: skip
     if proc.returncode:
         sys.exit(f"the {mode} subprocess failed:\n{proc.stderr}")
     result: dict[str, Any] = json.loads(proc.stdout)
@@ -536,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if api_implementation.Type() != "upb":
         sys.exit("run with protobuf's upb backend (unset PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION)")
-    import workloads
+    from benchmarks import workloads
 
     names = args.only.split(",") if args.only else ALL
     if set(names) - set(ALL):
