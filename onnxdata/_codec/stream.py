@@ -12,7 +12,7 @@ encoder hands sub-messages and long packed fields to):
    ``array``.  This pass also checks every value, so an invalid message
    raises before anything is written, with ``encode()``'s own error.
 2. :class:`Emit` passes every chunk to a :class:`Sink` as the encoder makes
-   it: ``raw_data``, float fields and string entries of 128 bytes or more
+   it: bytes fields, float fields and string entries of 128 bytes or more
    straight from their own buffers (shorter ones formatted 8,192 at a time),
    small chunks gathered first, each sub-message's length read back from the
    array.

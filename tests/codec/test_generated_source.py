@@ -77,7 +77,9 @@ def test_pdb_lists_and_steps_through_a_decoder() -> None:
     new, decoder = decode.decoder(TensorProto)
     data = TensorProto(dims=[2, 3]).encode()
     out = io.StringIO()
-    debugger = pdb.Pdb(stdin=io.StringIO("list\nstep\nstep\nwhere\ncontinue\n"), stdout=out)
+    debugger = pdb.Pdb(  # nosigint: pdb would otherwise keep its SIGINT handler installed
+        stdin=io.StringIO("list\nstep\nstep\nwhere\ncontinue\n"), stdout=out, nosigint=True
+    )
     debugger.use_rawinput = False
     msg = new()
     debugger.runcall(decoder, data, 0, len(data), msg, 100, [])
