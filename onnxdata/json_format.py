@@ -17,7 +17,7 @@ for onnx's own protobuf messages (taken through their bytes):
   replaced, a message field is merged into), and return it.
 
 Both walk the schema (``spec_of(cls).fields``), so they work for any message
-class built with ``_core.schema.message``; the implementation is in
+class built with ``_core.classes.message``; the implementation is in
 ``_text`` (``json_writer``, ``json_reader``, ``json_values``).
 
 What differs from protobuf (each is in docs/compat.md): a float32 field takes

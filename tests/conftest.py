@@ -1,20 +1,31 @@
 """Shared pytest set-up: where the shared helpers are, and the hypothesis profiles.
 
-The test files (``test_*.py``) are named by the behaviour they prove; what
-they share lives in these modules, next to this file, and nowhere else:
+The tests mirror the package: one folder per layer (``core/``, ``codec/``,
+``messages/``, ``text/``, ``io/``, ``tools/``, ``numpy/``, ``fuzz/``) and
+``package/`` for the package as a whole (layers, imports, docs, wheel).  The
+test files (``test_*.py``) are named by the behaviour they prove; what they
+share lives in the package ``tests/support/``, imported as
+``tests.support.<module>`` (never through ``sys.path`` edits), and nowhere
+else:
 
-* ``oracle.py``: protobuf (upb, through the ``onnx`` classes) as the oracle:
-  ``ORACLE``, ``MESSAGE_TYPES``, ``to_oracle``, ``assert_same``,
+* ``support/oracle.py``: protobuf (upb, through the ``onnx`` classes) as the
+  oracle: ``ORACLE``, ``MESSAGE_TYPES``, ``to_oracle``, ``assert_same``,
   ``check_decode`` (the decode contract), ``varint_path``, and the onnx
   wheel's typed backend test data (``CORPUS``, ``corpus_files``);
-* ``wirekit.py``: exact wire bytes (varints, tags, fields, nesting), the raw
-  field tree, and the one engine that mutates valid encodings;
-* ``message_strategies.py``: hypothesis strategies of valid messages and of
-  decoder inputs, ``scaled`` (examples as a share of the profile) and
+* ``support/wirekit.py``: exact wire bytes (varints, tags, fields, nesting),
+  the raw field tree, and the one engine that mutates valid encodings;
+* ``support/message_strategies.py``: hypothesis strategies of valid messages
+  and of decoder inputs, ``scaled`` (examples as a share of the profile) and
   ``constants`` (a module's thresholds set for one example);
-* ``numpy_support.py``: numpy-side helpers and sample messages;
-* ``fuzz/``: seeds, the differential check and the seeded mutator shared by the
-  CI differential run and the atheris targets.
+* ``support/numpy_support.py``: numpy-side helpers and sample messages;
+* ``support/paths.py``: where the checkout's files are (``ROOT``, ``DATA``,
+  ``FUZZ``, ``BENCHMARKS``), for tests in any folder;
+* ``fuzz/``: besides its tests, the seeds, the differential check and the
+  seeded mutator shared by the CI differential run and the atheris targets.
+
+Fixtures shared by one folder's tests live in that folder's ``conftest.py``
+(``codec/conftest.py``: ``fast_paths``, the fast paths on whatever
+``ONNXDATA_GENERAL_PATHS`` says); this file holds the suite-wide set-up.
 
 Two profiles:
 

@@ -13,7 +13,7 @@ it sits.
 
 Two encoders are generated per message.  The one :func:`encode_message`
 uses writes into a ``list``.  The other writes into a :class:`Plan`, the
-named interface of the streaming writer (``_stream.py``): a ``list``
+named interface of the streaming writer (``stream.py``): a ``list``
 subclass to which sub-messages and long packed fields are handed whole, so
 that it can measure them first and write them later without the whole
 encoding ever existing in memory.

@@ -89,7 +89,7 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
     bits of each value, as upb keeps for ``int32``).  A payload with a bad
     varint (cut off by the end, or longer than 10 bytes) returns False and
     leaves ``out`` as it was: the caller's loop then names the first bad
-    one (``_varints.py`` has the one wording of every varint error).
+    one (``varints.py`` has the one wording of every varint error).
 
     Work is per value, not per byte: each varint's first bytes are read as
     one little-endian word, the bytes of the following varints are masked

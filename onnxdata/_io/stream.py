@@ -283,7 +283,7 @@ def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
                 err.within("name" if fnum == 1 else "elem_type")
             err.within("SequenceProto")
             raise
-        except (IndexError, OverflowError) as exc:  # pragma: no cover - as in _decode
+        except (IndexError, OverflowError) as exc:  # pragma: no cover - as in _codec/reading.py
             raise DecodeError(f"malformed input near offset {pos}: {exc!r}", pos) from exc
         yield element
         if dont_need is not None and pos - released >= _RELEASE:

@@ -4,7 +4,7 @@ How a data type is stored (which typed field, how many values per element,
 how many bits per element in ``raw_data``), what range a stored value has,
 which numpy dtype stands for it, and whether it may key a map.  The
 validator, the numpy bridge, ``show`` and the strategies read this table; a
-new data type is one row here and one enumerator in ``_messages.py``.
+new data type is one row here and one enumerator in ``declarations.py``.
 """
 
 from __future__ import annotations

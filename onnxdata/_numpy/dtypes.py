@@ -1,6 +1,6 @@
 """The numpy dtype of each TensorProto data type, and the way back.
 
-The dtypes are those of ``_datatypes.DATA_TYPES``, which follows
+The dtypes are those of ``_messages.datatypes.DATA_TYPES``, which follows
 ``onnx._mapping.TENSOR_TYPE_MAP`` (onnx 1.23.2): the same numpy or
 ``ml_dtypes`` dtype, the same storage field.  ``ml_dtypes`` is
 optional: without it (or with an old version lacking a type) the types numpy

@@ -9,8 +9,8 @@ packed varints are counted in chunks, and only the first elements of a long
 list are kept.
 
 The same walk scores how well the bytes fit the type (:attr:`Peek.misfit`,
-as :func:`_files.misfit` scores a decoded message), so ``onnxdata show``
-detects the type with the one detector, :func:`_files.detect`, without
+as :func:`_io.files.misfit` scores a decoded message), so ``onnxdata show``
+detects the type with the one detector, :func:`_io.files.detect`, without
 decoding anything large.
 """
 
@@ -88,7 +88,7 @@ class Peek:
         self.spec = spec
         self.fields: dict[str, Shown] = {}
         self.unknown = 0  # bytes of unknown fields
-        self.misfit = 0  # as _files.misfit scores the decoded message
+        self.misfit = 0  # as _io/files.misfit scores the decoded message
         self.elements = 0  # the misfit of the elements of repeated message fields
         self.canonical = True  # re-encoding would give the same bytes, as far as read
         self.raw: dict[str, tuple[Any, int, int]] = {}  # singular bytes: (buf, pos, size)
@@ -397,11 +397,11 @@ def _packed(
 
 
 def detect_view(view: Any, release: Callable[[int, int], None] | None = None) -> Detected:
-    """The one detector (:func:`_files.detect`) with this module's reader: the
+    """The one detector (:func:`_io.files.detect`) with this module's reader: the
     type, its :class:`Peek`, and the types that fit as well.
 
     Raises:
-        DecodeError: as :func:`_files.detect`.
+        DecodeError: as :func:`_io.files.detect`.
     """
 
     def read(cls: type[Message]) -> tuple[Peek, int, Callable[[], bool]]:

@@ -2,7 +2,7 @@
 
 A block whose values all lie in 0..2**56 - 1 (indices, dims, most int64
 data) is encoded in 8-byte records taken straight from the values' bytes;
-any other block in 16-byte records (onnxdata/_lanes.py).  The two kinds
+any other block in 16-byte records (onnxdata/_codec/lanes.py).  The two kinds
 meet in one payload, and each has its own placeholder for zeros.  Both must
 give protobuf's bytes, whatever the mix.
 """

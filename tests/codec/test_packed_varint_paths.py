@@ -1,4 +1,4 @@
-"""Packed varints in blocks, with the standard library (onnxdata/_lanes.py) and numpy.
+"""Packed varints in blocks, with the standard library (onnxdata/_codec/lanes.py) and numpy.
 
 Every case runs on the block path (``varint_path("python")``: numpy hidden,
 thresholds at 1) and on the per-value loops (``"loop"``), and both must give
@@ -7,7 +7,7 @@ lanes care about: each varint length (127/128, 2**(7k) - 1 / 2**(7k)), the
 int64/uint64/int32 extremes, zeros (written through a placeholder), and
 block sizes around the powers of two and ``BLOCK``.
 
-The numpy section compares ``_npvarints.encode``/``decode`` with the loop's
+The numpy section compares ``npvarints.encode``/``decode`` with the loop's
 bytes on the edges its arithmetic cares about (each length, the float64
 rounding edges of its size computation, 10-byte varints at every offset in a
 64-bit word), on slices and windows of every small size, and as hypothesis
@@ -163,7 +163,7 @@ def test_encode_errors_in_lists_are_the_loops(
     assert messages[0] == messages[1]
 
 
-# -- the numpy path (onnxdata/_npvarints.py) against the per-value loop ------------------------
+# -- the numpy path (onnxdata/_codec/npvarints.py) against the per-value loop ------------------
 
 # Every varint length's edges (2**(7k) and its neighbours), the float64
 # rounding edges of the size computation (2**53.., 2**56 - 8.., 2**63 - 512..),

@@ -1,7 +1,7 @@
 """Decoding leaves the process's garbage collector exactly as the application set it.
 
 A large decode pauses the cyclic collector (by a marked threshold, see
-onnxdata/_gcpause.py); these tests fail if the pause ever changes, or fails to
+onnxdata/_codec/gcpause.py); these tests fail if the pause ever changes, or fails to
 restore, what the application set: in the same thread, in another thread that
 changes the collector meanwhile, and in a child forked during a decode.
 """

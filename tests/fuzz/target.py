@@ -27,8 +27,8 @@ with atheris.instrument_imports(include=["onnxdata"]):
 
 from tests.fuzz import differential  # noqa: E402  (after the instrumented imports)
 
-# The codec's decoders and encoders are generated when first used (onnxdata/_decode.py,
-# _encode.py), so instrument_imports does not see them: instrument each one here.
+# The codec's decoders and encoders are generated when first used (onnxdata/_codec/loop.py,
+# writers.py), so instrument_imports does not see them: instrument each one here.
 for _cls in set(differential.SHORT.values()):
     for _copy in (True, False):
         atheris.instrument_func(onnxdata._codec.decode.decoder(_cls, _copy)[1])

@@ -1,7 +1,7 @@
 """The casts to the types numpy lacks, bit for bit as ml_dtypes and onnx.numpy_helper.
 
 onnxdata casts to FLOAT8*, BFLOAT16, FLOAT4E2M1, FLOAT6*, FLOAT8E8M0 and the
-4-/2-bit integers in numpy (``_numpy_floats.py``), so that ``make_tensor`` and
+4-/2-bit integers in numpy (``_numpy/floats.py``), so that ``make_tensor`` and
 ``saturate_cast`` work without ml_dtypes.  Here: every code of every format,
 every halfway point between neighbouring values and its neighbours (the
 ties), random float64 and float32 bit patterns (NaN payloads, infinities,

@@ -1,4 +1,4 @@
-"""Runs of varints of one length, read by ``_npvarints._last_run`` without a search per varint.
+"""Runs of varints of one length, read by ``npvarints._last_run`` without a search per varint.
 
 Sorted values (a sparse tensor's indices, which ONNX requires sorted) are a
 run of each varint length, and a window that ends in a long run is read as
@@ -59,7 +59,7 @@ def _spied() -> Iterator[list[Any]]:
 
 
 def _set(**values: int) -> AbstractContextManager[None]:
-    """``_npvarints``'s thresholds set for one hypothesis example."""
+    """``npvarints``'s thresholds set for one hypothesis example."""
     return constants(npvarints, **values)
 
 

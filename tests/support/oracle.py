@@ -302,7 +302,7 @@ def varint_path(kind: str) -> Iterator[None]:
 
     ``"python"`` hides numpy from the codec (as in a program that never
     imported numpy) and lowers the thresholds of the standard library's block
-    code (_lanes.py) so even a one-value payload takes it; ``"loop"`` hides
+    code (_codec/lanes.py) so even a one-value payload takes it; ``"loop"`` hides
     numpy and turns the block code off, leaving the per-value loops;
     ``"numpy"`` lowers the size thresholds so even a two-value payload takes
     the vectorised path, reading the payload as a view of the message's bytes

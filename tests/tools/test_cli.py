@@ -374,7 +374,7 @@ def test_show_previews_large_payloads_without_decoding_them(
 
 
 def test_show_is_read_from_the_schema(tmp_path: pathlib.Path) -> None:
-    # A message declared here, never seen by _show.py, is outlined field by field.
+    # A message declared here, never seen by _tools/show.py, is outlined field by field.
     from onnxdata._core.classes import message
     from onnxdata._core.schema import REPEATED, field, unknown
     from onnxdata._tools.show import peek, render
