@@ -23,9 +23,9 @@ else:
 * ``fuzz/``: besides its tests, the seeds, the differential check and the
   seeded mutator shared by the CI differential run and the atheris targets.
 
-Fixtures shared by one folder's tests live in that folder's ``conftest.py``
-(``codec/conftest.py``: ``fast_paths``, the fast paths on whatever
-``ONNXDATA_GENERAL_PATHS`` says); this file holds the suite-wide set-up.
+This file holds the suite-wide set-up and fixtures: ``fast_paths`` turns the
+fast paths on whatever ``ONNXDATA_GENERAL_PATHS`` says, for a test of a fast
+path itself (CI runs the suite once with the switch).
 
 Two profiles:
 
@@ -68,6 +68,8 @@ from collections.abc import Collection, Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from onnxdata._core import switches
 
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
@@ -141,3 +143,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 f"{metafunc.definition.nodeid}: parametrize got a {type(values).__name__}; "
                 "pass a list or a tuple (pytest 10 refuses iterators)"
             )
+
+
+@pytest.fixture
+def fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast paths on, whatever ``ONNXDATA_GENERAL_PATHS`` says: for a test
+    of a fast path itself, or one that compares it with the general path
+    (under the switch it would compare the general path with itself)."""
+    monkeypatch.setattr(switches, "GENERAL_PATHS", False)

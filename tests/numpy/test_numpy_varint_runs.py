@@ -81,6 +81,7 @@ def _varints(length: int, count: int, seed: int) -> list[bytes]:
     return [wk.varint(v) for v in _values(length, count, seed)]
 
 
+@pytest.mark.usefixtures("fast_paths")
 def test_sorted_indices_are_read_as_runs() -> None:
     """Sparse indices at the default thresholds: the 3-byte run after the
     1- and 2-byte ones is read as rows; the values are the loop's and the
