@@ -3,8 +3,8 @@
 Every array the numpy bridge makes from a message takes its shape from
 :func:`shape_of`: ``to_array`` (and so ``to_list``, ``to_dict``,
 ``to_optional`` and anything read with ``decode(copy=False)``, ``load`` or
-``iter_sequence``; its raw_data fast path through :func:`view_dims`, the same
-rule for the cost of one ``min``) and the dense shape of a sparse tensor;
+``iter_sequence``; its raw_data fast path leaves a ``-1`` to it, numpy
+refusing every other negative dim) and the dense shape of a sparse tensor;
 ``helper.make_tensor`` checks its dims with :func:`refuse_negative`.  Left to
 numpy, ``dims = [-1]`` is a shape numpy *infers* (``numpy.ndarray`` and
 ``reshape`` both take ``-1`` as "whatever fits"), so a broken message would
@@ -58,25 +58,6 @@ def shape_of(
     except TypeError:
         pass  # something that does not multiply: _checked names it
     return _checked(dims, itemsize, label)
-
-
-def view_dims(dims: Sequence[Any]) -> Sequence[Any]:
-    """``dims`` for ``numpy.ndarray`` on ``to_array``'s fast path, negative dims refused.
-
-    The fast path's cheaper form of :func:`shape_of`: ``numpy.ndarray``
-    itself refuses every other bad shape (not integers, more than 64 dims,
-    too large) with a TypeError or ValueError, after which the caller takes
-    the general path, whose :func:`shape_of` raises the labelled error.  A
-    negative dim must be refused before numpy sees it, which would infer a
-    ``-1``.
-
-    Raises:
-        ValueError: a dim is negative (unlabelled: the general path labels it).
-        TypeError: dims that do not compare with 0.
-    """
-    if dims and min(dims) < 0:
-        raise ValueError("a negative dimension")
-    return dims
 
 
 def _checked(

@@ -37,7 +37,7 @@ from .._messages.datatypes import DATA_TYPES, STORAGE_FIELDS
 from .._messages.declarations import TensorProto
 from . import bits
 from .dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
-from .shape import shape_of, view_dims
+from .shape import shape_of
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -101,19 +101,21 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
     t = tensor
     # Fast path for the common case, raw_data and nothing else: one ndarray
     # over the message's bytes (or its memoryview with decode(copy=False)),
-    # read-only and without a copy as below, in a few calls.  view_dims
-    # refuses negative dims (numpy would infer a -1), ndarray every other bad
-    # shape and a buffer too small, the nbytes test one too large;
-    # anything unusual, and every error, takes the general path, which raises
-    # the right exception.
+    # read-only and without a copy as below, in a few calls.  A -1 among the
+    # dims goes to the general path (numpy would infer it: "whatever fits");
+    # ndarray refuses every other negative dim, every other bad shape and a
+    # buffer too small, the nbytes test one too large.  Anything unusual, and
+    # every error, takes the general path, whose shape_of raises the right
+    # exception.
     if t.segment is None and t.data_location != _EXTERNAL:
         buf: Any = t.raw_data
         kind = type(buf)
         if kind is bytes or kind is memoryview:
             try:
                 dtype = _RAW_DTYPES.get(t.data_type)  # type: ignore[arg-type]
-                if dtype is not None and not _typed_values(t):
-                    out: NDArray = np.ndarray(view_dims(t.dims), dtype, buf)
+                dims = t.dims
+                if dtype is not None and -1 not in dims and not _typed_values(t):
+                    out: NDArray = np.ndarray(dims, dtype, buf)
                     if kind is bytes:
                         if out.nbytes == len(buf):
                             return out  # read-only: bytes are
