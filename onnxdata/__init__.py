@@ -23,7 +23,6 @@ from ._messages.declarations import (
     StringStringEntryProto,
     TensorProto,
 )
-from ._tools.check import Violation, check
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,12 +31,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._io.files import load, save
     from ._io.stream import SequenceWriter, iter_sequence
     from ._io.tensor_io import load_tensor, load_tensor_from_string, save_tensor
+    from ._tools.check import Violation, check
 
 __version__ = "0.1.0"
 
-# Imported on first use: they need the decoder and the encoder, which
-# ``import onnxdata`` alone does not load (see test_imports).
+# Imported on first use: they need the decoder and the encoder, or the validator
+# and its rules, which ``import onnxdata`` alone does not load (see test_imports).
 _LAZY = {
+    "check": "._tools.check",
+    "Violation": "._tools.check",
     "load": "._io.files",
     "save": "._io.files",
     "SequenceWriter": "._io.stream",
