@@ -29,7 +29,7 @@ import sys
 from array import array
 from enum import IntEnum
 
-from .kinds import is_boolean, is_boolean_type
+from .kinds import BOUNDS, is_boolean, is_boolean_type
 from .repeated import (
     RepeatedMessages,
     RepeatedScalars,
@@ -41,12 +41,7 @@ from .repeated import (
 from .wire import (  # the wire types, re-exported: readers take them with the schema
     I32,
     I64,
-    INT32_MAX,
-    INT32_MIN,
-    INT64_MAX,
-    INT64_MIN,
     LEN,
-    MASK64,
     VARINT,
     encode_varint,
 )
@@ -151,10 +146,10 @@ class KindInfo:
 
 
 KINDS: dict[str, KindInfo] = {
-    INT32: KindInfo(INT32, VARINT, _INT32_CODE, (INT32_MIN, INT32_MAX), True),
-    INT64: KindInfo(INT64, VARINT, "q", (INT64_MIN, INT64_MAX), True),
-    UINT64: KindInfo(UINT64, VARINT, "Q", (0, MASK64), True),
-    ENUM: KindInfo(ENUM, VARINT, None, (INT32_MIN, INT32_MAX), True),
+    INT32: KindInfo(INT32, VARINT, _INT32_CODE, BOUNDS[INT32], True),
+    INT64: KindInfo(INT64, VARINT, "q", BOUNDS[INT64], True),
+    UINT64: KindInfo(UINT64, VARINT, "Q", BOUNDS[UINT64], True),
+    ENUM: KindInfo(ENUM, VARINT, None, BOUNDS[ENUM], True),
     FLOAT: KindInfo(FLOAT, I32, "f", None, True),
     DOUBLE: KindInfo(DOUBLE, I64, "d", None, True),
     STRING: KindInfo(STRING, LEN, None, None, False),
