@@ -90,9 +90,10 @@ def _held(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> str:
 # -- the general table -------------------------------------------------------------
 
 
-def _general_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+def _varint(spec: MessageSpec, f: FieldSpec, env: dict[str, Any], read: str, fast: bool) -> Blocks:
+    """A varint field's branches, its value read by ``read``; ``fast`` reads a
+    declared run of unpacked entries (``runs="varints"``) as a whole."""
     native, packed = _tags(f)
-    read = f"v, pos = read_varint(buf, pos, end)\nv = {_CONVERT[f.kind]}"
     if f.kind == ENUM:
         env[f"known_{f.name}"] = f.enum_values
         test = f"tag == {native} and closed_enum(buf, pos, end, known_{f.name})"
@@ -102,7 +103,16 @@ def _general_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, 
     if f.typecode is not None:  # an array
         return _packed_array(f, native, packed)
     held = _held(spec, f, env)
-    return [(f"tag == {native}", f"{read}\n{held}.append(v)"), _packed_list(f, held, packed)]
+    if fast and f.runs == "varints" and native < 0x80 and f.kind != INT32:
+        unpacked = f"pos = varint_run(buf, start, pos, end, {held}, {native})"
+    else:
+        unpacked = f"{read}\n{held}.append(v)"
+    return [(f"tag == {native}", unpacked), _packed_list(f, held, packed)]
+
+
+def _general_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    read = f"v, pos = read_varint(buf, pos, end)\nv = {_CONVERT[f.kind]}"
+    return _varint(spec, f, env, read, fast=False)
 
 
 def _general_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
@@ -206,22 +216,7 @@ def _string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) ->
 
 
 def _fast_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
-    native, packed = _tags(f)
-    read = _READ_VARINT.format(convert=_CONVERT[f.kind])
-    if f.kind == ENUM:
-        env[f"known_{f.name}"] = f.enum_values
-        test = f"tag == {native} and closed_enum(buf, pos, end, known_{f.name})"
-        return [(test, f"{read}\nmsg.{f.name} = v")]
-    if not f.repeated:
-        return [(f"tag == {native}", f"{read}\nmsg.{f.name} = v")]
-    if f.typecode is not None:  # an array
-        return _packed_array(f, native, packed)
-    held = _held(spec, f, env)
-    if f.runs == "varints" and native < 0x80 and f.kind != INT32:
-        unpacked = f"pos = varint_run(buf, start, pos, end, {held}, {native})"
-    else:
-        unpacked = f"{read}\n{held}.append(v)"
-    return [(f"tag == {native}", unpacked), _packed_list(f, held, packed)]
+    return _varint(spec, f, env, _READ_VARINT.format(convert=_CONVERT[f.kind]), fast=True)
 
 
 def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
