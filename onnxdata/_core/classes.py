@@ -124,7 +124,7 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
     params.append(f"{UNKNOWN_FIELDS}={defaults[UNKNOWN_FIELDS]}")
     body.append(f"    m.{UNKNOWN_FIELDS} = {UNKNOWN_FIELDS}")
     source = f"def __init__(m, *, {', '.join(params)}):\n" + "\n".join(body)
-    build(source, f"<onnxdata __init__ {spec.name}>", env)
+    build(source, f"<onnxdata __init__ {spec.name}>", env, at_import=True)
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{spec.name}.__init__"
     return init
@@ -156,7 +156,7 @@ def _repeated_property(f: FieldSpec) -> property:
         "def drop(m):\n"
         f"    del m.{f.slot}\n"
     )
-    build(source, f"<onnxdata property {f.name}>", env)
+    build(source, f"<onnxdata property {f.name}>", env, at_import=True)
     return property(
         env["get"], env["put"], env["drop"], doc=f"The repeated field {f.name} = {f.number}."
     )
