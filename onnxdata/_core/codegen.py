@@ -12,9 +12,13 @@ is always one command away.
 ``linecache`` imports ``tokenize``, a large part of ``import onnxdata`` when
 nothing else has loaded it.  So the sources compiled while the package is
 imported (each message's ``__init__`` and properties: ``build(...,
-at_import=True)``) wait until ``linecache`` is loaded by someone, or until the
-first source compiled later (a decoder, an encoder: the code a debugger
-needs), which loads it and registers every source waiting.
+at_import=True)``) are registered at once only if ``linecache`` is already
+loaded (as under pytest, IPython or a debugger); otherwise they wait for the
+next source compiled without ``at_import`` (the codec's first decoder or
+encoder, compiled on the first decode or encode), which loads ``linecache``
+and registers every source waiting, or for :func:`register`.  Until then a
+traceback through a generated ``__init__`` names its file and line without
+the line's text.
 """
 
 from __future__ import annotations
