@@ -113,25 +113,23 @@ def MessageToString(  # noqa: N802 - protobuf's name
             ``print_unknown_fields``) are not protobuf fields.
     """
     out = io.StringIO()
-    # descriptor_pool resolves google.protobuf.Any payloads; the data messages hold none,
-    # so any pool (protobuf's included) prints the same.
-    del descriptor_pool
-    printer = Printer(
+    PrintMessage(
+        message,
         out,
-        indent=indent,
-        as_utf8=as_utf8,
-        as_one_line=as_one_line,
-        use_short_repeated_primitives=use_short_repeated_primitives,
-        pointy_brackets=pointy_brackets,
-        use_index_order=use_index_order,
+        indent,
+        as_utf8,
+        as_one_line,
+        use_short_repeated_primitives,
+        pointy_brackets,
+        use_index_order,
+        use_field_number,
+        descriptor_pool,
+        message_formatter,
+        print_unknown_fields,
+        force_colon,
         float_format=float_format,
         double_format=double_format,
-        use_field_number=use_field_number,
-        message_formatter=message_formatter,
-        print_unknown_fields=print_unknown_fields,
-        force_colon=force_colon,
     )
-    printer.message(_data(message))
     result = out.getvalue()
     return result.rstrip() if as_one_line else result
 
