@@ -23,6 +23,26 @@ from ._messages.declarations import (
     StringStringEntryProto,
     TensorProto,
 )
+from ._messages.versions import (
+    EXPERIMENTAL,
+    IR_VERSION,
+    IR_VERSION_2017_10_10,
+    IR_VERSION_2017_10_30,
+    IR_VERSION_2017_11_3,
+    IR_VERSION_2019_1_22,
+    IR_VERSION_2019_3_18,
+    IR_VERSION_2019_9_19,
+    IR_VERSION_2020_5_8,
+    IR_VERSION_2021_7_30,
+    IR_VERSION_2023_5_5,
+    IR_VERSION_2024_3_25,
+    IR_VERSION_2025_05_12,
+    IR_VERSION_2025_08_26,
+    IR_VERSION_2025_11_06,
+    STABLE,
+    OperatorStatus,
+    Version,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +75,8 @@ _LAZY = {
 # ``onnx.checker.check_tensor`` does after ``import onnx``.
 _SUBMODULES = frozenset(
     {"checker", "external_data_helper", "helper", "json_format", "numpy_helper",
-     "serialization", "text_format"}
+     "onnx_data_pb", "onnx_data_pb2", "onnx_ml_pb2", "onnx_pb", "serialization",
+     "text_format", "version"}
 )  # fmt: skip
 
 
@@ -82,6 +103,22 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "EXPERIMENTAL",
+    "IR_VERSION",
+    "IR_VERSION_2017_10_10",
+    "IR_VERSION_2017_10_30",
+    "IR_VERSION_2017_11_3",
+    "IR_VERSION_2019_1_22",
+    "IR_VERSION_2019_3_18",
+    "IR_VERSION_2019_9_19",
+    "IR_VERSION_2020_5_8",
+    "IR_VERSION_2021_7_30",
+    "IR_VERSION_2023_5_5",
+    "IR_VERSION_2024_3_25",
+    "IR_VERSION_2025_05_12",
+    "IR_VERSION_2025_08_26",
+    "IR_VERSION_2025_11_06",
+    "STABLE",
     "DecodeError",
     "EncodeError",
     "EncodeOverflowError",
@@ -89,12 +126,14 @@ __all__ = [
     "EncodeValueError",
     "MapProto",
     "Message",
+    "OperatorStatus",
     "OptionalProto",
     "SequenceProto",
     "SequenceWriter",
     "SparseTensorProto",
     "StringStringEntryProto",
     "TensorProto",
+    "Version",
     "Violation",
     "__version__",
     "check",

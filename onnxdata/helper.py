@@ -171,7 +171,7 @@ def printable_tensor_proto(t: TensorProto) -> str:
     """
     t = as_message(t, TensorProto)
     try:
-        type_name = DT(t.data_type or 0).name
+        type_name = DT.Name(t.data_type)
     except ValueError:
         raise ValueError(f"enum DataType has no name defined for value {t.data_type!r}") from None
     dims = list(t.dims)

@@ -88,7 +88,7 @@ _TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL = (
     int(SequenceProto.MAP),
     int(SequenceProto.OPTIONAL),
 )
-_OPTIONAL_TYPES = frozenset(int(t) for t in OptionalProto.DataType)
+_OPTIONAL_TYPES = frozenset(OptionalProto.DataType.values())
 _INT_KEY_TYPES = frozenset(d.value for d in DATA_TYPES.values() if d.key is not None)
 
 

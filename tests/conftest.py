@@ -67,7 +67,7 @@ import os
 from collections.abc import Collection, Iterator
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from onnxdata._core import switches
 
@@ -85,6 +85,14 @@ settings.register_profile(
     max_examples=6000,
     deadline=None,
     print_blob=True,
+    suppress_health_check=_SUPPRESSED,
+)
+# For finding which tests fail after a broad change: few examples, no shrinking.
+settings.register_profile(
+    "triage",
+    max_examples=20,
+    deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
     suppress_health_check=_SUPPRESSED,
 )
 

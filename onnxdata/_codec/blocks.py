@@ -82,7 +82,7 @@ def _held(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> str:
     """The expression of a field's value, or of a repeated field's container
     (its slot, or made there on first use)."""
     if not f.repeated:
-        return f"msg.{f.name}"
+        return f"msg.{f.slot}"
     env[f"fill_{f.name}"] = getattr(spec.cls, f.name).fget
     return f"(msg.{f.slot} or fill_{f.name}(msg))"
 
@@ -97,9 +97,9 @@ def _varint(spec: MessageSpec, f: FieldSpec, env: dict[str, Any], read: str, fas
     if f.kind == ENUM:
         env[f"known_{f.name}"] = f.enum_values
         test = f"tag == {native} and closed_enum(buf, pos, end, known_{f.name})"
-        return [(test, f"{read}\nmsg.{f.name} = v")]
+        return [(test, f"{read}\nmsg.{f.slot} = v")]
     if not f.repeated:
-        return [(f"tag == {native}", f"{read}\nmsg.{f.name} = v")]
+        return [(f"tag == {native}", f"{read}\nmsg.{f.slot} = v")]
     if f.typecode is not None:  # an array
         return _packed_array(f, native, packed)
     held = _held(spec, f, env)
@@ -123,7 +123,7 @@ def _general_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, A
             own = "piece if n >= 128 else bytes(piece)"
         store = f"{_held(spec, f, env)}.append({own})"
     else:
-        store = f"msg.{f.name} = {own}"
+        store = f"msg.{f.slot} = {own}"
     read = "n, pos = read_length(buf, pos, end)\npiece = buf[pos : pos + n]\n"
     return [(f"tag == {native}", f"{read}{store}\npos += n")]
 
@@ -137,7 +137,7 @@ def _general_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str,
         made = f"sub = new_{f.name}()\n{call}\n{_held(spec, f, env)}.append(sub)"
     else:
         made = (
-            f"sub = msg.{f.name}\nif sub is None:\n    sub = msg.{f.name} = new_{f.name}()\n{call}"
+            f"sub = msg.{f.slot}\nif sub is None:\n    sub = msg.{f.slot} = new_{f.name}()\n{call}"
         )
     return [(f"tag == {native}", read + made)]
 
@@ -187,7 +187,7 @@ def _fixed(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> 
         return [
             (
                 f"tag == {native}",
-                f"{short}msg.{f.name} = unpack_{f.name}(buf, pos)[0]\npos += {size}",
+                f"{short}msg.{f.slot} = unpack_{f.name}(buf, pos)[0]\npos += {size}",
             )
         ]
     one = (
@@ -207,7 +207,7 @@ def _fixed(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> 
 def _string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
     native, _ = _tags(f)
     made = "string(buf, pos, n)"
-    store = f"{_held(spec, f, env)}.append({made})" if f.repeated else f"msg.{f.name} = {made}"
+    store = f"{_held(spec, f, env)}.append({made})" if f.repeated else f"msg.{f.slot} = {made}"
     body = f"n, pos = read_length(buf, pos, end)\n{store}\npos += n"
     return [(f"tag == {native}", body)]
 
@@ -223,7 +223,7 @@ def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]
     native, _ = _tags(f)
     own = "piece" if not copy else "piece if type(piece) is bytes else bytes(piece)"
     if not f.repeated:
-        body = f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{f.name} = {own}\npos += n"
+        body = f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{f.slot} = {own}\npos += n"
         return [(f"tag == {native}", body)]
     held = _held(spec, f, env)
     if not copy:  # entries shorter than 128 bytes are copies (see short_copied)
@@ -265,7 +265,7 @@ def _fast_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, An
         return _fast_messages(spec, f, env)
     native, _ = _tags(f)
     blank = _blank(f, env)
-    made = nested(f"{blank}\nmsg.{f.name} = sub")
+    made = nested(f"{blank}\nmsg.{f.slot} = sub")
     read = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n"
     if f is tail_field(spec):
         # Read on in this frame; down a chain of levels only from an element
@@ -277,7 +277,7 @@ def _fast_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, An
         read = f"if sub is None:\n{made}\n{nested(fresh)}\nelse:\n{nested(merged)}"
     else:
         read = f"if sub is None:\n{made}\n{read}"
-    return [(f"tag == {native}", f"{_READ_LENGTH}\n{_DEPTH}sub = msg.{f.name}\n{read}")]
+    return [(f"tag == {native}", f"{_READ_LENGTH}\n{_DEPTH}sub = msg.{f.slot}\n{read}")]
 
 
 def _fast_messages(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> Blocks:

@@ -94,7 +94,7 @@ def chain(spec: MessageSpec, f: FieldSpec, blank: str) -> str:
     made = (
         f"values = msg.{f.slot} = list_{f.name}()\n{blank}\nvalues.append(sub)"
         if f.repeated
-        else f"{blank}\nmsg.{f.name} = sub"
+        else f"{blank}\nmsg.{f.slot} = sub"
     )
     # The tail's tag first: where the chain ends (at a leaf) it is the test that fails.
     test = f"end - pos > 3 and buf[pos + 2] == {tail_tag} and buf[pos] == {head_tag} and depth > 0"
@@ -110,7 +110,7 @@ def chain(spec: MessageSpec, f: FieldSpec, blank: str) -> str:
         "        break\n"
         "if v >= 0x80 or k + n != end:\n"
         "    break\n"
-        f"msg.{head.name} = v\n{made}\nmsg = sub\ndepth -= 1\npos = k"
+        f"msg.{head.slot} = v\n{made}\nmsg = sub\ndepth -= 1\npos = k"
     )
 
 

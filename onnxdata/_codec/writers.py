@@ -18,7 +18,6 @@ The names the blocks call come from the caller (``encode.py``), as the
 from __future__ import annotations
 
 from _thread import allocate_lock
-from enum import IntEnum
 
 from .._core import switches
 from .._core.codegen import build
@@ -140,11 +139,6 @@ def encoders(cls: type, plan: bool, env: dict[str, Any]) -> Any:
         return made
 
 
-def _enums(cls: type) -> set[type]:
-    """The IntEnum classes declared inside a message class."""
-    return {v for v in vars(cls).values() if isinstance(v, type) and issubclass(v, IntEnum)}
-
-
 def _generate(
     spec: MessageSpec,
     plan: bool,
@@ -154,8 +148,8 @@ def _generate(
     pending: dict[type, Any],
 ) -> None:
     env = dict(base)
-    # Type fields' values that need no check: ints, and the enums of the schema.
-    env["INTS"] = frozenset({int, *_enums(spec.cls)})
+    # Type fields' values that need no check: ints (the enums' values are ints).
+    env["INTS"] = frozenset({int})
     function = f"encode_{spec.name.replace('.', '_')}"
     table = GENERAL if general else FAST
     blocks = "\n".join(f'name = "{f.name}"\n' + table[f.kind](f, plan, env) for f in spec.numbered)
@@ -171,7 +165,6 @@ def _generate(
         if child not in made_here and child not in pending:
             _generate(spec_of(child), plan, general, base, made_here, pending)
         env[f"encode_{f.name}"] = made_here.get(child) or pending[child]
-        env["INTS"] = env["INTS"] | _enums(child)
 
 
 def _indent(text: str, n: int) -> str:
@@ -180,7 +173,7 @@ def _indent(text: str, n: int) -> str:
 
 def _singular(f: FieldSpec, write: str) -> str:
     """A singular field: ``write`` where it is set, with its value in ``v``."""
-    return f"if m.{f.name} is not None:\n    v = m.{f.name}\n{_indent(write, 4)}"
+    return f"if m.{f.slot} is not None:\n    v = m.{f.slot}\n{_indent(write, 4)}"
 
 
 def _repeated(f: FieldSpec, container: str, body: str) -> str:

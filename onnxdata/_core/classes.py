@@ -4,9 +4,17 @@ A message class in ``_messages/declarations.py`` declares each field with
 :func:`~.schema.field`; :func:`message` turns the class into a slotted,
 keyword-only dataclass and attaches its :class:`~.schema.MessageSpec`.  It
 generates ``__init__`` (as ``dataclasses`` does, from source text compiled by
-``codegen.build``), a ``__repr__``, and a property per repeated field, which
-makes the field's container on first access and converts (copies) what is
-assigned to it (``FieldSpec.convert``).
+``codegen.build``), a ``__repr__``, and a property per field, so that the
+fields read and write as protobuf's generated classes do:
+
+- every field's value lives in a slot named ``_<field>`` (``FieldSpec.slot``),
+  ``None`` while the field is unset: the codec reads and writes the slots,
+  and presence is what ``HasField`` and the bytes show;
+- reading an unset singular field gives its default (``""``, ``b""``, ``0``,
+  ``0.0``, the enum's first value), an unset sub-message an empty stand-in
+  that sets itself in its parent when written (``unset.py``);
+- a repeated field's container is made on first access, and a value
+  assigned to it is converted (copied: ``FieldSpec.convert``).
 
 The classes are built without importing ``dataclasses``: ``import
 dataclasses`` pulls in ``inspect``, ``ast``, ``dis`` and ``re``, most of what
@@ -25,6 +33,7 @@ from .blanks import slot_defaults
 from .codegen import build
 from .repeated import RepeatedScalars
 from .schema import MISSING, UNKNOWN, UNKNOWN_FIELDS, FieldSpec, MessageSpec, spec_of
+from .unset import STAND_INS, detach, stand_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,13 +46,37 @@ if TYPE_CHECKING:  # pragma: no cover
 
     _T = TypeVar("_T", bound=type)
 
-__all__ = ["message"]
+__all__ = ["UNSET_ARGUMENT", "MessageType", "message", "unset_fields"]
+
+UNSET_ARGUMENT = "_unset"
+"""The hidden ``InitVar`` through which ``dataclasses.replace`` keeps unset fields unset."""
 
 
 def _camel(name: str) -> str:
     """protobuf's JSON name: lowerCamelCase of the field name."""
     head, *rest = name.split("_")
     return head + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+class MessageType(type):
+    """The metaclass of messages: ``dir()`` of a class lists what protobuf's does.
+
+    protobuf's classes list a class constant in ``dir()`` once it has been
+    read, and ``import onnx`` reads those its type tables use: code that
+    builds a name table from ``dir(TensorProto)`` sees exactly those.  A
+    class declares them in ``_LISTED_CONSTANTS``; its other constants (and
+    its enums' wrappers) are left out of ``dir()`` and still read as usual.
+    """
+
+    def __dir__(cls) -> list[str]:
+        listed = set(getattr(cls, "_LISTED_CONSTANTS", ()))
+        names = []
+        for name in type.__dir__(cls):
+            value = getattr(cls, name, None)
+            constant = type(value) is int or type(value).__name__ == "EnumType"
+            if not constant or name in listed:
+                names.append(name)
+        return names
 
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -72,7 +105,7 @@ else:
             if not isinstance(value, FieldSpec):
                 raise TypeError(f"{cls.__qualname__}.{name}: declare it with field()")
             value.name = name
-            value.slot = f"_{name}" if value.repeated else name
+            value.slot = f"_{name}"
             value.json_name = _camel(name)
             value.type = annotation
             if value.repeated:
@@ -82,10 +115,8 @@ else:
         namespace.pop("__weakref__", None)
         namespace["__qualname__"] = cls.__qualname__
         namespace["__slots__"] = (*(spec.slot for spec in specs), "unknown_fields")
-        for spec in specs:
-            if spec.repeated:
-                namespace[spec.name] = _repeated_property(spec)
         namespace["__match_args__"] = ()
+        namespace[UNSET_ARGUMENT] = property(unset_fields)
         namespace["__dataclass_fields__"] = _Metadata("__dataclass_fields__")
         namespace["__dataclass_params__"] = _Metadata("__dataclass_params__")
         built = type(cls)(cls.__name__, cls.__bases__, namespace)
@@ -93,7 +124,16 @@ else:
             spec.owner = built
             if spec.enum_name is not None:
                 spec.enum = getattr(built, spec.enum_name)
-                spec.enum_values = frozenset(int(v) for v in spec.enum)
+                spec.enum_values = frozenset(spec.enum.values())
+                spec.zero = spec.enum.values()[0]  # proto2: the first value declared
+        for spec in specs:
+            if spec.repeated:
+                prop = _repeated_property(spec)
+            elif spec.message_name is not None:
+                prop = _message_property(spec)
+            else:
+                prop = _scalar_property(spec)
+            setattr(built, spec.name, prop)
         spec = MessageSpec(built, tuple(specs))
         built._SPEC = spec
         built.__init__ = _make_init(spec)
@@ -104,10 +144,13 @@ else:
 def _make_init(spec: MessageSpec) -> Callable[..., None]:
     """Generate ``__init__``, the way ``dataclasses`` does, from source text.
 
-    A repeated field given a value gets it converted to its container (a
-    copy, as protobuf makes: ``FieldSpec.convert``).
+    ``None`` (every default) leaves a field unset, as protobuf's constructors
+    do.  A repeated field given a value gets it converted to its container
+    (a copy, as protobuf makes: ``FieldSpec.convert``); a stand-in for an
+    unset sub-message (``unset.py``) becomes a message of its own.
     """
-    env: dict[str, Any] = {"MISSING": MISSING}
+    env: dict[str, Any] = {"MISSING": MISSING, "STAND_INS": STAND_INS, "detach": detach}
+    env["unset_copied"] = _unset_copied
     defaults = slot_defaults(spec, env)
     params = []
     body = []
@@ -118,16 +161,106 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
             body.append(
                 f"    m.{f.slot} = None if {f.name} is MISSING else convert_{f.name}({f.name})"
             )
+        elif f.message_name is not None:
+            params.append(f"{f.name}={defaults[f.slot]}")
+            body.append(
+                f"    m.{f.slot} = {f.name} if type({f.name}) not in STAND_INS "
+                f"else detach({f.name})"
+            )
         else:
             params.append(f"{f.name}={defaults[f.slot]}")
             body.append(f"    m.{f.slot} = {f.name}")
     params.append(f"{UNKNOWN_FIELDS}={defaults[UNKNOWN_FIELDS]}")
     body.append(f"    m.{UNKNOWN_FIELDS} = {UNKNOWN_FIELDS}")
+    params.append(f"{UNSET_ARGUMENT}=()")
+    body.append(f"    if {UNSET_ARGUMENT}:\n        unset_copied(m, {UNSET_ARGUMENT})")
     source = f"def __init__(m, *, {', '.join(params)}):\n" + "\n".join(body)
     build(source, f"<onnxdata __init__ {spec.name}>", env, at_import=True)
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{spec.name}.__init__"
     return init
+
+
+def unset_fields(message: Any) -> frozenset[str]:
+    """The names of ``message``'s singular fields that are unset.
+
+    ``dataclasses.replace`` reads it through the hidden ``InitVar``
+    :data:`UNSET_ARGUMENT` and gives it back to ``__init__``, which then
+    leaves those fields unset where ``replace`` passed what reading them
+    gave (their default): a replaced message keeps its presence, and its bytes.
+    """
+    return frozenset(
+        f.name for f in message._SPEC.fields if not f.repeated and getattr(message, f.slot) is None
+    )
+
+
+def _unset_copied(m: Any, names: Any) -> None:
+    """Unset the fields ``names`` where ``m`` holds what reading them unset gives."""
+    spec = m._SPEC
+    for name in names:
+        f = spec.by_name.get(name)
+        if f is None or f.repeated:
+            continue
+        value = getattr(m, f.slot)
+        if value is None:
+            continue
+        if f.message_name is None:
+            if value is f.zero:
+                setattr(m, f.slot, None)
+        elif all(getattr(value, slot) is None or getattr(value, slot) == b"" for slot in _slots(value)):
+            setattr(m, f.slot, None)
+
+
+def _slots(m: Any) -> list[str]:
+    return [*(f.slot for f in m._SPEC.fields), UNKNOWN_FIELDS]
+
+
+def _scalar_property(f: FieldSpec) -> property:
+    """The property of a singular scalar field: its default while unset."""
+    env: dict[str, Any] = {"zero": f.zero, "refuse": _refuse_none}
+    source = (
+        "def get(m):\n"
+        f"    v = m.{f.slot}\n"
+        "    return zero if v is None else v\n"
+        "def put(m, value):\n"
+        "    if value is None:\n"
+        f"        refuse(m, {f.name!r})\n"
+        f"    m.{f.slot} = value\n"
+        "def drop(m):\n"
+        f"    m.{f.slot} = None\n"
+    )
+    build(source, f"<onnxdata property {f.name}>", env, at_import=True)
+    return property(env["get"], env["put"], env["drop"], doc=f"The field {f.name} = {f.number}.")
+
+
+def _refuse_none(m: Any, name: str) -> None:
+    raise TypeError(
+        f"None is not a value for {m._SPEC.name}.{name}; ClearField({name!r}) unsets it"
+    )
+
+
+def _message_property(f: FieldSpec) -> property:
+    """The property of a sub-message field: a stand-in while unset (``unset.py``);
+    assigning a message sets the field (protobuf refuses this), ``None`` unsets it."""
+    env: dict[str, Any] = {
+        "stand_in": stand_in,
+        "STAND_INS": STAND_INS,
+        "detach": detach,
+        "field": f,
+    }
+    source = (
+        "def get(m):\n"
+        f"    v = m.{f.slot}\n"
+        "    return stand_in(m, field) if v is None else v\n"
+        "def put(m, value):\n"
+        "    if type(value) in STAND_INS:\n"
+        "        value = detach(value)\n"
+        f"    m.{f.slot} = value\n"
+        "def drop(m):\n"
+        f"    m.{f.slot} = None\n"
+    )
+    build(source, f"<onnxdata property {f.name}>", env, at_import=True)
+    return property(env["get"], env["put"], env["drop"], doc=f"The field {f.name} = {f.number}.")
 
 
 def _repeated_property(f: FieldSpec) -> property:
@@ -154,7 +287,7 @@ def _repeated_property(f: FieldSpec) -> property:
         "def put(m, value):\n"
         f"    m.{f.slot} = convert(value)\n"
         "def drop(m):\n"
-        f"    del m.{f.slot}\n"
+        f"    m.{f.slot} = None\n"
     )
     build(source, f"<onnxdata property {f.name}>", env, at_import=True)
     return property(
@@ -163,9 +296,12 @@ def _repeated_property(f: FieldSpec) -> property:
 
 
 def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:
+    """``TensorProto(dims=[2], data_type=1)``: the fields that are set, as the
+    constructor takes them (an unset field is left out: reading it gives its
+    default, and ``HasField`` tells it apart)."""
     from _thread import get_ident
 
-    shown = tuple(f.name for f in spec.fields if f.repr)
+    shown = tuple((f.name, f.slot, f.repeated) for f in spec.fields if f.repr)
     running: set[tuple[int, int]] = set()
 
     def __repr__(self: Any) -> str:  # noqa: N807 - it is the class's __repr__
@@ -174,12 +310,25 @@ def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:
             return "..."  # a message that contains itself
         running.add(key)
         try:
-            inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+            parts = []
+            for name, slot, repeated in shown:
+                value = getattr(self, slot)
+                if value is None or (repeated and not _filled(value)):
+                    continue
+                parts.append(f"{name}={value!r}")
+            inner = ", ".join(parts)
         finally:
             running.discard(key)
         return f"{type(self).__qualname__}({inner})"
 
     return __repr__
+
+
+def _filled(value: Any) -> bool:
+    try:
+        return len(value) > 0
+    except TypeError:  # an unconvertible value assigned: shown, for encode() to refuse
+        return True
 
 
 class _Metadata:
@@ -206,6 +355,8 @@ class _Metadata:
             [
                 *((f.name, f.type, made(f)) for f in spec_of(owner).fields),
                 (UNKNOWN_FIELDS, "bytes", dataclasses.field(default=b"", repr=False)),
+                # Not a field: ``fields()`` and ``asdict`` skip it, ``replace`` passes it.
+                (UNSET_ARGUMENT, dataclasses.InitVar[frozenset], frozenset()),
             ],
             kw_only=True,
             eq=False,

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import sys
 from array import array
-from enum import IntEnum
 
 from .kinds import BOUNDS, is_boolean, is_boolean_type
 from .repeated import (
@@ -49,6 +48,8 @@ from .wire import (  # the wire types, re-exported: readers take them with the s
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterator
+
+    from .enums import EnumType
     from typing import Any, Literal
 
     Kind = Literal[
@@ -120,6 +121,18 @@ BYTES = "bytes"
 ENUM = "enum"  # a proto2 enum field: varint on the wire, closed (unknown values kept aside)
 MESSAGE = "message"
 
+
+_ZEROS: dict[str, Any] = {
+    INT32: 0,
+    INT64: 0,
+    UINT64: 0,
+    ENUM: 0,
+    FLOAT: 0.0,
+    DOUBLE: 0.0,
+    STRING: "",
+    BYTES: b"",
+}
+"""What an unset field of each scalar kind reads as (protobuf's defaults)."""
 
 # int32 is 4 bytes in an ``array('i')`` wherever Python runs, but check.
 _INT32_CODE = "i" if array("i").itemsize == 4 else "l"
@@ -196,6 +209,7 @@ class FieldSpec:
         "type",
         "typecode",
         "wire_type",
+        "zero",
     )
 
     def __init__(
@@ -236,6 +250,9 @@ class FieldSpec:
         self.message_name = message
         self.enum_name = enum
         self.default = None if default is MISSING and not self.repeated else default
+        # What reading the field gives while it is unset (protobuf's default);
+        # an enum's is its first value, set when the enum is resolved.
+        self.zero: Any = _ZEROS.get(kind)
         self.default_factory = default_factory
         self.repr = repr
         # What the decoder specialises for this field (see field()): data, not names in the codec.
@@ -253,7 +270,7 @@ class FieldSpec:
         self.json_name = ""
         self.owner: Any = None
         self.type: Any = None
-        self.enum: type[IntEnum] | None = None
+        self.enum: EnumType | None = None
         self.enum_values: frozenset[int] = frozenset()  # the values ``enum`` names
         self._message: Any = None
         self._messages: Any = None  # the RepeatedMessages class, once resolved
@@ -451,7 +468,7 @@ def field(
     ``default_factory=REPEATED`` makes it repeated; ``packed=True`` writes a
     repeated numeric field packed; ``message`` names a MESSAGE field's class
     (as in the ``.proto``, it may be declared later); ``enum`` names the
-    nested ``IntEnum`` of an ENUM field, whose unknown values are kept as
+    nested enum (a ``ProtoEnum`` declaration) of an ENUM field, whose unknown values are kept as
     unknown fields (proto2 enums are closed).
 
     The rest tell the decoder how the field's data usually looks, so that it
@@ -502,9 +519,11 @@ def all_slots(spec: MessageSpec) -> tuple[str, ...]:
     """The names of every slot of a message: its fields' (``FieldSpec.slot``),
     then ``unknown_fields``.
 
-    A repeated field's slot is not its name: it holds ``None`` until the
-    field's container is first asked for (by the property of the field's
-    name), so an empty repeated field costs no object.  The codec reads and
-    writes the slots; everything else uses the fields' names.
+    A field's slot is not its name (it is ``_<name>``): it holds ``None``
+    while the field is unset, and a repeated field's until its container is
+    first asked for (by the property of the field's name), so an empty
+    repeated field costs no object.  The codec and every walker that must
+    see presence read the slots; code that reads fields as protobuf's users
+    do uses the names (an unset field then reads as its default).
     """
     return (*(f.slot for f in spec.fields), UNKNOWN_FIELDS)

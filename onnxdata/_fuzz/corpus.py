@@ -137,7 +137,7 @@ def _map_seeds(folder: Folder, count: int) -> None:
             m = make_map(folder.rng, key_type, kind, 0)
             if i % 2:
                 annotate(m, folder.rng)
-            value_name = SequenceProto.DataType(kind).name.lower()
+            value_name = SequenceProto.DataType.Name(kind).lower()
             folder.valid(f"keys-{DATA_TYPES[key_type].name.lower()}-{value_name}", m)
 
 

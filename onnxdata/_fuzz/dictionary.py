@@ -73,11 +73,11 @@ def dictionary() -> str:
     for cls in (SequenceProto, OptionalProto):
         elem = spec_of(cls).by_name["elem_type"]
         for kind in ELEMENT_KINDS:
-            name = f"{spec_of(cls).name}_elem_type_{cls.DataType(kind).name}"
+            name = f"{spec_of(cls).name}_elem_type_{cls.DataType.Name(kind)}"
             add(name, elem.tag + overlong_varint(kind))
     location = tensor["data_location"]
-    for member in TensorProto.DataLocation:
-        add(f"data_location_{member.name}", location.tag + overlong_varint(member))
+    for name, number in TensorProto.DataLocation.items():
+        add(f"data_location_{name}", location.tag + overlong_varint(number))
     entry = spec_of(Entry).numbered  # key, then value
     for k in sorted(ALLOWED_KEYS):
         add(f"key_{k}", k.encode())

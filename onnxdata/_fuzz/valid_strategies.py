@@ -42,11 +42,11 @@ from .strategy_args import (
 
 DT = TensorProto.DataType
 Segment = TensorProto.Segment
-_DTYPES = [DT(d) for d in DATA_TYPES]
+_DTYPES = list(DATA_TYPES)
 _TENSOR_FIELDS = spec_of(TensorProto).by_name
-_ELEM_TYPES = [SequenceProto.DataType(k) for k in SequenceProto.DataType]
+_ELEM_TYPES = SequenceProto.DataType.values()
 # The integer types a map key may have, in data type order, then STRING.
-_KEY_TYPES = [DT(d.value) for d in DATA_TYPES.values() if d.key is not None] + [DT.STRING]
+_KEY_TYPES = [d.value for d in DATA_TYPES.values() if d.key is not None] + [DT.STRING]
 _STORAGES = ("raw", "typed", "external")
 # STRING keys one map in two: the other key types share one field, ``keys``.
 _ANY_KEY_TYPE = st.just(DT.STRING) | st.sampled_from(_KEY_TYPES[:-1])
@@ -215,7 +215,7 @@ def _tensors(
     elements: st.SearchStrategy[Any] | None,
     segment: bool | None,
 ) -> TensorProto:
-    dt = DT(draw(dtypes))
+    dt = draw(dtypes)
     dims = list(draw(shapes))
     if dt == DT.STRING and storage == "raw":
         raise InvalidArgument("STRING tensors cannot use raw_data")
@@ -465,7 +465,7 @@ def _maps(
         low, high = key
         low = max(low, 0) if kt == DT.UINT64 else low
         if lo > high - low + 1:
-            raise InvalidArgument(f"min_size={lo}: a {DT(kt).name} key has fewer values")
+            raise InvalidArgument(f"min_size={lo}: a {DT.Name(kt)} key has fewer values")
         m.keys = draw(st.lists(st.integers(low, high), unique=True, min_size=lo, max_size=hi))
         count = len(m.keys)
     kind = draw(_kinds(depth, _ELEM_TYPES[1:5]))

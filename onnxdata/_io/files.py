@@ -318,14 +318,14 @@ class _TypeField:
             # Each element type names the message field of that kind:
             # TENSOR -> tensor_values, SPARSE_TENSOR -> sparse_tensor_value, ...
             self.enum: Any = own
-            for member in own:
-                prefix = member.name.lower() + "_"
+            for name, number in own.items():
+                prefix = name.lower() + "_"
                 for child in spec.children():
                     if child.name.startswith(prefix):
-                        self.elements[member.value] = child
+                        self.elements[number] = child
         else:
             self.enum = TensorProto.DataType
-        values = {m.value for m in self.enum}
+        values = set(self.enum.values())
         if f.name.startswith("key"):  # a map's keys: the types DATA_TYPES says may key one
             values = {v for v, d in DATA_TYPES.items() if d.key is not None} | {_STRING_KEY}
         self.allowed = frozenset(values)

@@ -46,10 +46,10 @@ def _element_kinds() -> dict[int, tuple[bytes, type[Message], str]]:
     """
     spec = spec_of(SequenceProto)
     kinds = {}
-    for kind in SequenceProto.DataType:
-        f = spec.by_name.get(f"{kind.name.lower()}_values")
+    for name, number in SequenceProto.DataType.items():
+        f = spec.by_name.get(f"{name.lower()}_values")
         if f is not None:
-            kinds[int(kind)] = (f.tag, f.message, f.name)
+            kinds[number] = (f.tag, f.message, f.name)
     return kinds
 
 

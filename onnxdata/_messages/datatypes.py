@@ -72,7 +72,7 @@ class DataTypeInfo:
         float: tuple[int, int, int, str] | None = None,
     ) -> None:
         self.value = value
-        self.name = TensorProto.DataType(value).name
+        self.name = TensorProto.DataType.Name(value)
         self.storage = storage
         self.bits = bits
         self.numpy = numpy
@@ -216,7 +216,7 @@ def _message_name(element: str) -> str:
 
 
 ELEMENT_MESSAGES: dict[int, str] = {
-    k.value: _message_name(k.name) for k in SequenceProto.DataType if k
+    number: _message_name(name) for name, number in SequenceProto.DataType.items() if number
 }
 """elem_type -> the schema name of the message it stands for (UNDEFINED excluded);
 OptionalProto.DataType has the same values."""

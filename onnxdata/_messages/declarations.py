@@ -2,8 +2,11 @@
 
 Field names, numbers and declaration order follow ``onnx-data.in.proto`` and
 ``onnx.proto`` (onnx 1.23.2) exactly, so code written against ``onnx.TensorProto``
-reads the same.  proto2 presence is kept: an optional field never set is
-``None`` and is not written; set to its default it is written.
+reads the same.  They read as protobuf's generated classes read: a field never
+set reads as its default (``""``, ``0``, an empty message) and is not written;
+set to its default it is written, and ``HasField`` tells the two apart
+(proto2 presence).  ``default=None`` below is what the constructor takes for
+"unset".
 
 The packed numeric fields (``float_data``, ``int32_data``, ``int64_data``,
 ``double_data``, ``uint64_data``) hold an ``array.array`` in the wire width: a
@@ -22,6 +25,7 @@ from .message import Message, ProtoEnum
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import MutableSequence
+    from typing import ClassVar
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -40,8 +44,8 @@ __all__ = [
 class StringStringEntryProto(Message):
     """A key/value pair of strings (``external_data``, ``metadata_props``)."""
 
-    key: str | None = field(1, "string", default=None)
-    value: str | None = field(2, "string", default=None)
+    key: str = field(1, "string", default=None)
+    value: str = field(2, "string", default=None)
     unknown_fields: bytes = unknown(default=b"")
 
 
@@ -88,8 +92,8 @@ class TensorProto(Message):
     class Segment(Message):
         """For very large tensors split into chunks: the slice ``[begin, end)``."""
 
-        begin: int | None = field(1, "int64", default=None)
-        end: int | None = field(2, "int64", default=None)
+        begin: int = field(1, "int64", default=None)
+        end: int = field(2, "int64", default=None)
         unknown_fields: bytes = unknown(default=b"")
 
     UNDEFINED = DataType.UNDEFINED
@@ -123,21 +127,24 @@ class TensorProto(Message):
     FLOAT6E3M2 = DataType.FLOAT6E3M2
     DEFAULT = DataLocation.DEFAULT
     EXTERNAL = DataLocation.EXTERNAL
+    # The constants ``import onnx`` reads, which protobuf's class then lists in
+    # ``dir()`` (see ``MessageType``): every DataType but UNDEFINED.
+    _LISTED_CONSTANTS: ClassVar[tuple[str, ...]] = tuple(DataType.keys()[1:])
 
     dims: MutableSequence[int] = field(1, "int64", default_factory=REPEATED)
-    data_type: int | None = field(2, "int32", default=None)
-    segment: TensorProto.Segment | None = field(3, "message", message="Segment", default=None)
+    data_type: int = field(2, "int32", default=None)
+    segment: TensorProto.Segment = field(3, "message", message="Segment", default=None)
     float_data: MutableSequence[float] = field(4, "float", packed=True, default_factory=REPEATED)
     int32_data: MutableSequence[int] = field(5, "int32", packed=True, default_factory=REPEATED)
     string_data: MutableSequence[bytes] = field(6, "bytes", default_factory=REPEATED)
     int64_data: MutableSequence[int] = field(7, "int64", packed=True, default_factory=REPEATED)
-    name: str | None = field(8, "string", default=None)
-    doc_string: str | None = field(12, "string", default=None)
-    raw_data: bytes | None = field(9, "bytes", default=None, first=True)
+    name: str = field(8, "string", default=None)
+    doc_string: str = field(12, "string", default=None)
+    raw_data: bytes = field(9, "bytes", default=None, first=True)
     external_data: MutableSequence[StringStringEntryProto] = field(
         13, "message", message="StringStringEntryProto", default_factory=REPEATED
     )
-    data_location: int | None = field(14, "enum", enum="DataLocation", default=None)
+    data_location: int = field(14, "enum", enum="DataLocation", default=None)
     double_data: MutableSequence[float] = field(10, "double", packed=True, default_factory=REPEATED)
     uint64_data: MutableSequence[int] = field(11, "uint64", packed=True, default_factory=REPEATED)
     metadata_props: MutableSequence[StringStringEntryProto] = field(
@@ -150,8 +157,8 @@ class TensorProto(Message):
 class SparseTensorProto(Message):
     """A sparse tensor: non-zero ``values``, their ``indices``, the dense ``dims``."""
 
-    values: TensorProto | None = field(1, "message", message="TensorProto", default=None)
-    indices: TensorProto | None = field(2, "message", message="TensorProto", default=None)
+    values: TensorProto = field(1, "message", message="TensorProto", default=None)
+    indices: TensorProto = field(2, "message", message="TensorProto", default=None)
     dims: MutableSequence[int] = field(3, "int64", default_factory=REPEATED)
     unknown_fields: bytes = unknown(default=b"")
 
@@ -175,8 +182,8 @@ class SequenceProto(Message):
     MAP = DataType.MAP
     OPTIONAL = DataType.OPTIONAL
 
-    name: str | None = field(1, "string", default=None, last=True)
-    elem_type: int | None = field(2, "int32", default=None)
+    name: str = field(1, "string", default=None, last=True)
+    elem_type: int = field(2, "int32", default=None)
     tensor_values: MutableSequence[TensorProto] = field(
         3,
         "message",
@@ -203,11 +210,11 @@ class SequenceProto(Message):
 class MapProto(Message):
     """An associative table: integer ``keys`` or ``string_keys``, and ``values``."""
 
-    name: str | None = field(1, "string", default=None, last=True)
-    key_type: int | None = field(2, "int32", default=None)
+    name: str = field(1, "string", default=None, last=True)
+    key_type: int = field(2, "int32", default=None)
     keys: MutableSequence[int] = field(3, "int64", default_factory=REPEATED, runs="varints")
     string_keys: MutableSequence[bytes] = field(4, "bytes", default_factory=REPEATED)
-    values: SequenceProto | None = field(5, "message", message="SequenceProto", default=None)
+    values: SequenceProto = field(5, "message", message="SequenceProto", default=None)
     unknown_fields: bytes = unknown(default=b"")
 
 
@@ -230,17 +237,17 @@ class OptionalProto(Message):
     MAP = DataType.MAP
     OPTIONAL = DataType.OPTIONAL
 
-    name: str | None = field(1, "string", default=None, last=True)
-    elem_type: int | None = field(2, "int32", default=None)
-    tensor_value: TensorProto | None = field(3, "message", message="TensorProto", default=None)
-    sparse_tensor_value: SparseTensorProto | None = field(
+    name: str = field(1, "string", default=None, last=True)
+    elem_type: int = field(2, "int32", default=None)
+    tensor_value: TensorProto = field(3, "message", message="TensorProto", default=None)
+    sparse_tensor_value: SparseTensorProto = field(
         4, "message", message="SparseTensorProto", default=None
     )
-    sequence_value: SequenceProto | None = field(
+    sequence_value: SequenceProto = field(
         5, "message", message="SequenceProto", default=None
     )
-    map_value: MapProto | None = field(6, "message", message="MapProto", default=None)
-    optional_value: OptionalProto | None = field(
+    map_value: MapProto = field(6, "message", message="MapProto", default=None)
+    optional_value: OptionalProto = field(
         7, "message", message="OptionalProto", default=None, runs="tail"
     )
     unknown_fields: bytes = unknown(default=b"")

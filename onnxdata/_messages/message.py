@@ -10,8 +10,9 @@ either: nothing here imports back up to the declarations.
 from __future__ import annotations
 
 from array import array
-from enum import IntEnum
 
+from .._core.classes import MessageType
+from .._core.enums import ProtoEnum
 from .._core.schema import UNKNOWN_FIELDS
 
 __all__ = ["Message", "ProtoEnum"]
@@ -50,11 +51,27 @@ _decode_message: Callable[[Any, Any, bool, int | None], Any] = _load_decoder
 _encode_message: Callable[[Any, int | None], bytes] = _load_encoder
 
 
-class Message:
-    """What every message shares: decoding, encoding and bitwise equality."""
+class Message(metaclass=MessageType):
+    """What every message shares: decoding, encoding and bitwise equality.
+
+    Fields read and write as in protobuf's generated classes: an unset field
+    reads as its default, presence is ``HasField``'s (see ``_core/classes.py``).
+    """
 
     __slots__ = ()
     _SPEC: ClassVar[MessageSpec]  # the schema of the message (see _core/schema.py)
+    # The methods that write into a message: on a stand-in for an unset
+    # sub-message (``_core/unset.py``) each first sets it in its parent.
+    _MUTATORS: ClassVar[tuple[str, ...]] = (
+        "Clear",
+        "ClearField",
+        "CopyFrom",
+        "DiscardUnknownFields",
+        "MergeFrom",
+        "MergeFromString",
+        "ParseFromString",
+        "SetInParent",
+    )
 
     @classmethod
     def decode(cls, data: Any, *, copy: bool = True, max_size: int | None = None) -> Self:
@@ -192,8 +209,16 @@ class Message:
             setattr(self, f.slot, None)
         setattr(self, UNKNOWN_FIELDS, b"")
 
+    def SetInParent(self) -> None:  # noqa: N802 - protobuf's name
+        """Set this (empty) sub-message in its parent, as protobuf does.
+
+        Only a stand-in for an unset sub-message (``t.segment`` while
+        ``segment`` is unset) has a parent to be set in; on any other message
+        this does nothing.
+        """
+
     def HasField(self, field_name: str) -> bool:  # noqa: N802 - protobuf's name
-        """Whether the singular field ``field_name`` is set (not ``None``).
+        """Whether the singular field ``field_name`` is set.
 
         Raises:
             ValueError: no such field, or it is repeated (protobuf's rule: a
@@ -215,8 +240,8 @@ class Message:
     def ListFields(self) -> list[tuple[FieldSpec, Any]]:  # noqa: N802 - protobuf's name
         """The set fields, in field-number order, as ``(field, value)`` pairs.
 
-        As protobuf's: a singular field that is not ``None``, a repeated field
-        that is not empty.  The first item is the field's :class:`FieldSpec`
+        As protobuf's: a singular field that is set (to any value, its default
+        included), a repeated field that is not empty.  The first item is the field's :class:`FieldSpec`
         (``.name``, ``.number``, ``.kind``), where protobuf gives its descriptor.
         """
         listed = []
@@ -310,8 +335,8 @@ class Message:
     def __eq__(self, other: object) -> bool:
         # Floats compare by their bits, as protobuf's own equality does:
         # a NaN equals the same NaN, 0.0 differs from -0.0.
-        if type(other) is not type(self):
-            return NotImplemented
+        if type(other) is not type(self) and getattr(other, "_SPEC", None) is not self._SPEC:
+            return NotImplemented  # a stand-in and a message of its class compare as messages
         for name, code, repeated in _compared(type(self)):
             a = getattr(self, name)
             b = getattr(other, name)
@@ -364,50 +389,3 @@ def _bits(values: Any, code: str) -> bytes | memoryview:
         return repr(values).encode()  # not floats at all: compare as objects
     bits: bytes = values.tobytes()
     return bits
-
-
-class ProtoEnum(IntEnum):
-    """An enum of the .proto, with protobuf's enum helpers as class methods:
-    ``TensorProto.DataType.Name(1) == "FLOAT"``, ``.Value("FLOAT") == 1``,
-    ``.keys()``, ``.values()``, ``.items()`` (lists, in declaration order)."""
-
-    @classmethod
-    def Name(cls, number: int) -> str:  # noqa: N802 - protobuf's name
-        """The name of the value ``number``.
-
-        Raises:
-            ValueError: no value has that number (protobuf's error).
-        """
-        try:
-            return cls(number).name
-        except (ValueError, TypeError):
-            raise ValueError(
-                f"Enum {cls.__name__} has no name defined for value {number!r}"
-            ) from None
-
-    @classmethod
-    def Value(cls, name: str) -> int:  # noqa: N802 - protobuf's name
-        """The number of the value called ``name``.
-
-        Raises:
-            ValueError: no value has that name (protobuf's error).
-        """
-        member = cls.__members__.get(name) if isinstance(name, str) else None
-        if member is None:
-            raise ValueError(f"Enum {cls.__name__} has no value defined for name {name!r}")
-        return int(member)
-
-    @classmethod
-    def keys(cls) -> list[str]:
-        """The names, in declaration order."""
-        return list(cls.__members__)
-
-    @classmethod
-    def values(cls) -> list[int]:
-        """The numbers, in declaration order."""
-        return [int(m) for m in cls.__members__.values()]
-
-    @classmethod
-    def items(cls) -> list[tuple[str, int]]:
-        """``(name, number)`` pairs, in declaration order."""
-        return [(name, int(m)) for name, m in cls.__members__.items()]

@@ -240,7 +240,7 @@ def int_codes(values: Any, data_type: int) -> NDArray:
     x = np.asarray(values)
     if x.dtype.kind == "f":
         if not np.isfinite(x).all():
-            raise ValueError(f"cannot cast NaN or inf to {TensorProto.DataType(data_type).name}")
+            raise ValueError(f"cannot cast NaN or inf to {TensorProto.DataType.Name(data_type)}")
         x = np.trunc(x)
     elif x.dtype.kind not in "biu":
         x = x.astype(np.int64)

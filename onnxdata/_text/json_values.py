@@ -130,6 +130,7 @@ def _enum_in(f: FieldSpec, value: Any) -> int:
             f"Invalid enum value {value} for enum type {full}"
         ) from None
     try:
-        return int(enum(number))
+        enum.Name(number)
     except ValueError:
         raise ParseError(f"Invalid enum value {value} for enum type {full}") from None
+    return number

@@ -108,7 +108,7 @@ class Printer:
                 return number
             assert f.enum is not None
             try:
-                return f.enum(number).name
+                return f.enum.Name(number)
             except ValueError:
                 raise SerializeToJsonError(
                     "Enum field contains an integer value which can not mapped to an enum value."

@@ -54,9 +54,10 @@ def parse_enum(f: FieldSpec, text: str) -> int:
             raise ValueError(f'Enum type "{full}" has no value named {text}.') from None
         return int(member)
     try:
-        return int(enum(number))
+        enum.Name(number)
     except ValueError:
         raise ValueError(f'Enum type "{full}" has no value with number {number}.') from None
+    return number
 
 
 class Parser:

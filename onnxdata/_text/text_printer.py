@@ -210,7 +210,7 @@ def enum_text(f: FieldSpec, value: Any) -> str:
     number = int(value)
     assert f.enum is not None
     try:
-        return f.enum(number).name
+        return f.enum.Name(number)
     except ValueError:
         return str(number)
 

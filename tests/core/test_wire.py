@@ -744,14 +744,15 @@ def test_decode_error_is_value_error_and_pickles() -> None:
 
 def test_enum_values_are_class_attributes() -> None:
     assert TensorProto.FLOAT == TensorProto.DataType.FLOAT == onnx.TensorProto.FLOAT == 1
-    assert TensorProto.FLOAT6E3M2 == 28 and len(TensorProto.DataType) == 29
-    for member in TensorProto.DataType:
-        assert getattr(onnx.TensorProto, member.name) == member.value
+    assert TensorProto.FLOAT6E3M2 == 28 and len(TensorProto.DataType.keys()) == 29
+    for name, number in TensorProto.DataType.items():
+        assert getattr(onnx.TensorProto, name) == number
+        assert type(getattr(TensorProto, name)) is int
     assert TensorProto.EXTERNAL == onnx.TensorProto.EXTERNAL == 1
     for cls in (SequenceProto, OptionalProto):
         oracle = ORACLE[cls]
-        for member in cls.DataType:
-            assert getattr(cls, member.name) == getattr(oracle, member.name) == member.value
+        for name, number in cls.DataType.items():
+            assert getattr(cls, name) == getattr(oracle, name) == number
 
 
 def test_field_names_match_the_oracle() -> None:

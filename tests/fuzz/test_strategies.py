@@ -127,7 +127,7 @@ def test_segments_lie_inside_the_element_count() -> None:
     inside()
 
 
-@pytest.mark.parametrize("dtype", list(TensorProto.DataType)[1:])
+@pytest.mark.parametrize("dtype", TensorProto.DataType.values()[1:])
 def test_every_dtype_and_storage(dtype: int) -> None:
     storages = (
         ["typed", "external"] if dtype == TensorProto.STRING else ["raw", "typed", "external"]

@@ -106,12 +106,12 @@ def uint64s() -> st.SearchStrategy[int]:
 
 @functools.cache
 def tensor_data_types() -> st.SearchStrategy[int]:
-    return st.one_of(st.sampled_from(list(TensorProto.DataType)), int32s())
+    return st.one_of(st.sampled_from(TensorProto.DataType.values()), int32s())
 
 
 @functools.cache
 def elem_types() -> st.SearchStrategy[int]:
-    return st.one_of(st.sampled_from(list(SequenceProto.DataType)), int32s())
+    return st.one_of(st.sampled_from(SequenceProto.DataType.values()), int32s())
 
 
 # float32 bit patterns worth having: signalling and quiet NaNs with payloads,

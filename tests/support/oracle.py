@@ -228,9 +228,7 @@ def assert_same(ours: Any, o: Any, path: str | None = None) -> None:
                 assert list(mine) == list(theirs), where
             continue
         present = o.HasField(name)
-        assert (mine is not None) == present, f"{where}: presence {mine!r} vs {present}"
-        if not present:
-            continue
+        assert ours.HasField(name) == present, f"{where}: presence {mine!r} vs {present}"
         if fd.type == _T.TYPE_MESSAGE:
             assert_same(mine, theirs, where)
         elif fd.type == _T.TYPE_STRING:

@@ -1,0 +1,73 @@
+"""The top-level enums of ``onnx-ml.proto``: ``Version`` and ``OperatorStatus``.
+
+protobuf's generated module exposes each value as a module constant too
+(``onnx.IR_VERSION == 14``): code that writes a tensor file stamps or
+checks them, so they are here with the names and numbers of the .proto.
+"""
+
+from __future__ import annotations
+
+from .._core.enums import ProtoEnum
+
+__all__ = [
+    "EXPERIMENTAL",
+    "IR_VERSION",
+    "IR_VERSION_2017_10_10",
+    "IR_VERSION_2017_10_30",
+    "IR_VERSION_2017_11_3",
+    "IR_VERSION_2019_1_22",
+    "IR_VERSION_2019_3_18",
+    "IR_VERSION_2019_9_19",
+    "IR_VERSION_2020_5_8",
+    "IR_VERSION_2021_7_30",
+    "IR_VERSION_2023_5_5",
+    "IR_VERSION_2024_3_25",
+    "IR_VERSION_2025_05_12",
+    "IR_VERSION_2025_08_26",
+    "IR_VERSION_2025_11_06",
+    "STABLE",
+    "OperatorStatus",
+    "Version",
+]
+
+
+class Version(ProtoEnum):
+    _START_VERSION = 0
+    IR_VERSION_2017_10_10 = 0x0000000000000001
+    IR_VERSION_2017_10_30 = 0x0000000000000002
+    IR_VERSION_2017_11_3 = 0x0000000000000003
+    IR_VERSION_2019_1_22 = 0x0000000000000004
+    IR_VERSION_2019_3_18 = 0x0000000000000005
+    IR_VERSION_2019_9_19 = 0x0000000000000006
+    IR_VERSION_2020_5_8 = 0x0000000000000007
+    IR_VERSION_2021_7_30 = 0x0000000000000008
+    IR_VERSION_2023_5_5 = 0x0000000000000009
+    IR_VERSION_2024_3_25 = 0x000000000000000A
+    IR_VERSION_2025_05_12 = 0x000000000000000B
+    IR_VERSION_2025_08_26 = 0x000000000000000C
+    IR_VERSION_2025_11_06 = 0x000000000000000D
+    IR_VERSION = 0x000000000000000E
+
+
+class OperatorStatus(ProtoEnum):
+    EXPERIMENTAL = 0
+    STABLE = 1
+
+
+_START_VERSION: int = Version._START_VERSION
+IR_VERSION_2017_10_10: int = Version.IR_VERSION_2017_10_10
+IR_VERSION_2017_10_30: int = Version.IR_VERSION_2017_10_30
+IR_VERSION_2017_11_3: int = Version.IR_VERSION_2017_11_3
+IR_VERSION_2019_1_22: int = Version.IR_VERSION_2019_1_22
+IR_VERSION_2019_3_18: int = Version.IR_VERSION_2019_3_18
+IR_VERSION_2019_9_19: int = Version.IR_VERSION_2019_9_19
+IR_VERSION_2020_5_8: int = Version.IR_VERSION_2020_5_8
+IR_VERSION_2021_7_30: int = Version.IR_VERSION_2021_7_30
+IR_VERSION_2023_5_5: int = Version.IR_VERSION_2023_5_5
+IR_VERSION_2024_3_25: int = Version.IR_VERSION_2024_3_25
+IR_VERSION_2025_05_12: int = Version.IR_VERSION_2025_05_12
+IR_VERSION_2025_08_26: int = Version.IR_VERSION_2025_08_26
+IR_VERSION_2025_11_06: int = Version.IR_VERSION_2025_11_06
+IR_VERSION: int = Version.IR_VERSION
+EXPERIMENTAL: int = OperatorStatus.EXPERIMENTAL
+STABLE: int = OperatorStatus.STABLE
