@@ -207,12 +207,17 @@ def _unset_copied(m: Any, names: Any) -> None:
         if f.message_name is None:
             if value is f.zero:
                 setattr(m, f.slot, None)
-        elif all(getattr(value, slot) is None or getattr(value, slot) == b"" for slot in _slots(value)):
+        elif _blank(value):
             setattr(m, f.slot, None)
 
 
-def _slots(m: Any) -> list[str]:
-    return [*(f.slot for f in m._SPEC.fields), UNKNOWN_FIELDS]
+def _blank(m: Any) -> bool:
+    """Whether the message ``m`` holds nothing: no field set, no unknown field."""
+    for f in m._SPEC.fields:
+        value = getattr(m, f.slot)
+        if value is not None and (not f.repeated or len(value)):
+            return False
+    return not getattr(m, UNKNOWN_FIELDS)
 
 
 def _scalar_property(f: FieldSpec) -> property:
