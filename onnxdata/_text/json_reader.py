@@ -107,10 +107,9 @@ class Parser:
     def field(self, message: Any, f: FieldSpec, name: str, value: Any, path: str) -> None:
         at = f"{path}.{name}"
         if value is None:
-            if f.repeated:
-                _clear(message, f)
-            else:
-                setattr(message, f.name, None)
+            # protobuf's ClearField: it sets a stand-in ``message`` in its parent
+            # (the property's deleter does), and leaves the field unset.
+            delattr(message, f.name)
             return
         if f.repeated:
             container = _clear(message, f)
@@ -135,8 +134,8 @@ class Parser:
                             raise
             return
         if f.kind == MESSAGE:
-            sub = getattr(message, f.name)
-            if sub is None:
+            sub = getattr(message, f.slot)  # None while unset: the property gives a stand-in
+            if sub is None:  # set first, as protobuf's SetInParent: an empty {} sets it
                 sub = f.message()
                 setattr(message, f.name, sub)
             self.convert(value, sub, at)
@@ -169,11 +168,12 @@ def _check_name(name: Any) -> None:
 
 
 def _clear(message: Any, f: FieldSpec) -> Any:
-    """Empty the repeated field ``f`` in place (or give it a new container) and return it."""
+    """Empty the repeated field ``f`` in place (or give it a new container) and return it.
+
+    As protobuf's ClearField, it sets a stand-in ``message`` in its parent even
+    when nothing is added afterwards: the stand-in's container does that.
+    """
     container = getattr(message, f.name)
-    if container is None:
-        setattr(message, f.name, f.container())
-        return getattr(message, f.name)  # assigning stores a copy: the field's own
     try:
         del container[:]
     except TypeError:  # a read-only view (a message decoded with copy=False)

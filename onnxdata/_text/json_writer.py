@@ -75,7 +75,7 @@ class Printer:
             )
         out: dict[str, Any] = {}
         for f in spec.numbered:
-            value = getattr(message, f.name)
+            value = getattr(message, f.slot)  # None while unset: what is present prints
             try:
                 if f.repeated:
                     if value is None or not len(value):

@@ -152,7 +152,10 @@ class Parser:
             sub = cls()
             _container(message, f).append(sub)
         else:
-            sub = getattr(message, f.name)
+            # The slot tells presence (the property would give a stand-in); a
+            # message set through the property sets ``message`` too, if it is
+            # itself a stand-in read from its parent, as SetInParent does.
+            sub = getattr(message, f.slot)
             if sub is not None and not self.merge:
                 raise tokenizer.ParseErrorPreviousToken(
                     f'Message type "{full}" should not have multiple "{f.name}" fields.'
@@ -184,7 +187,7 @@ class Parser:
         if f.repeated:
             _container(message, f).append(value)
         else:
-            if not self.merge and getattr(message, f.name) is not None:
+            if not self.merge and getattr(message, f.slot) is not None:  # HasField
                 raise tokenizer.ParseErrorPreviousToken(
                     f'Message type "{full}" should not have multiple "{f.name}" fields.'
                 )
@@ -271,12 +274,16 @@ def _consume_int(tokenizer: Tokenizer, kind: str) -> int:
 
 
 def _container(message: Any, f: FieldSpec) -> Any:
-    """The repeated field's container, made if it was set to ``None`` or is read-only."""
+    """The repeated field's container, copied out if it is a read-only view.
+
+    Read through the property: a stand-in's container sets the stand-in in
+    its parent when appended to, as protobuf's does.
+    """
     values = getattr(message, f.name)
-    if values is None or not hasattr(values, "append"):
-        # None, or a read-only view of a message decoded with copy=False: copy it out
+    if not hasattr(values, "append"):
+        # a read-only view of a message decoded with copy=False: copy it out
         made = f.container()
-        made.extend(values or ())
+        made.extend(values)
         setattr(message, f.name, made)
         return getattr(message, f.name)  # assigning stores a copy: the field's own
     return values

@@ -93,7 +93,9 @@ class Printer:
                 return
         spec = spec_of(type(message))
         for f in spec.fields if self.index_order else spec.numbered:
-            value = getattr(message, f.name)
+            # The slot, not the property: an unset field prints nothing (reading
+            # it would give its default, or a stand-in that nests for ever).
+            value = getattr(message, f.slot)
             if not f.repeated:
                 if value is not None:
                     self.field(f, value)

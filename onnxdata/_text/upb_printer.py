@@ -39,7 +39,7 @@ def _message(message: Any, out: list[str], depth: int) -> None:
         raise ValueError(f"messages nested more than {MAX_PRINT_DEPTH} deep")
     pad = "  " * depth
     for f in spec.numbered:
-        value = getattr(message, f.name)
+        value = getattr(message, f.slot)  # None while unset: what is present prints
         if f.repeated:
             items = value if value is not None else ()
         elif value is None:

@@ -350,10 +350,14 @@ def test_hand_written_json_is_read_as_protobuf_reads_it(text: str) -> None:
 
 def test_parse_fills_the_message_in_place() -> None:
     t = onnxdata.TensorProto(dims=[1, 2], name="a", segment=onnxdata.TensorProto.Segment(begin=1))
-    back = json_format.Parse('{"dims": ["3"], "segment": {"end": 4}, "name": null}', t)
+    text = '{"dims": ["3"], "segment": {"end": 4}, "name": null}'
+    back = json_format.Parse(text, t)
     assert back is t
-    assert (list(t.dims), t.name) == ([3], None)
+    # null unsets the field (protobuf's ClearField): it reads as its default, and is absent
+    assert (list(t.dims), t.name, t.HasField("name")) == ([3], "", False)
     assert (t.segment.begin, t.segment.end) == (1, 4)
+    o = pb.Parse(text, onnx.TensorProto(dims=[1, 2], name="a", segment={"begin": 1}))
+    assert t.encode() == o.SerializeToString()
     assert json_format.ParseDict({"docString": "d"}, t) is t and t.doc_string == "d"
 
 
@@ -375,7 +379,14 @@ def test_unknown_enum_names_are_skipped_with_ignore_unknown_fields() -> None:
         onnxdata.TensorProto(),
         ignore_unknown_fields=True,
     )
-    assert (t.data_location, t.name) == (None, "x")
+    # the skipped enum leaves the field unset: its default reads, and it is absent
+    assert (t.data_location, t.HasField("data_location"), t.name) == (0, False, "x")
+    o = pb.Parse(
+        '{"dataLocation": "SOMEWHERE", "nope": 1, "name": "x"}',
+        onnx.TensorProto(),
+        ignore_unknown_fields=True,
+    )
+    assert t.encode() == o.SerializeToString()
     with pytest.raises(json_format.ParseError, match="Invalid enum value SOMEWHERE"):
         json_format.Parse('{"dataLocation": "SOMEWHERE"}', onnxdata.TensorProto())
 
