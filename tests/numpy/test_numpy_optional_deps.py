@@ -200,12 +200,26 @@ def test_without_ml_dtypes_from_array_and_numpy_types() -> None:
             nh.np_dtype_to_tensor_dtype(np.dtype("V2"))
         except ValueError as exc:
             result["void"] = str(exc)
+        # containers: their numpy-type elements read, a bfloat16 element is refused
+        from onnxdata import SequenceProto, TensorProto
+        bf16 = TensorProto(dims=[1], data_type=TensorProto.BFLOAT16, raw_data=b"\\x80\\x3f")
+        seq = nh.from_list([np.zeros(2, np.float16)])
+        result["list"] = [a.dtype.name for a in nh.to_list(seq)]
+        for key, call in (
+            ("list_bf16", lambda: nh.to_list(SequenceProto(elem_type=1, tensor_values=[bf16]))),
+            ("optional_bf16", lambda: nh.to_optional(nh.from_optional(bf16))),
+        ):
+            try:
+                call()
+            except ImportError as exc:
+                result[key] = type(exc).__name__
         print(json.dumps(result))
         """,
         "ml_dtypes",
     )
     assert out["uint16"] == 4 and out["float16"] == 10 and out["table_float"] == "float32"
-    assert out["float16_back"] == "float16"
+    assert out["float16_back"] == "float16" and out["list"] == ["float16"]
+    assert out["list_bf16"] == out["optional_bf16"] == "MissingMLDtypesError"
     assert "Unable to convert" in out["void"]
 
 
