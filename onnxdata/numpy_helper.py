@@ -240,6 +240,8 @@ def to_list(sequence: SequenceProto) -> list[Any]:
         ValueError: a value field other than ``elem_type``'s holds elements,
             an element is invalid (see :func:`to_array`, :func:`to_dict`), or
             messages are nested deeper than Python's recursion limit.
+        MissingMLDtypesError: an element's type needs ml_dtypes, which is
+            missing (the containers have no storage view).
     """
     # A chain of one-element lists of lists (nested lists, what from_list
     # writes for [[...[x]...]]) is walked in this loop, a level an iteration
@@ -407,6 +409,7 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
             or STRING, the other key field holds keys too, or messages are
             nested deeper than Python's recursion limit.
         TypeError: ``values`` has an unsupported element type (as onnx).
+        MissingMLDtypesError: a value's type needs ml_dtypes, which is missing.
     """
     m = map_proto if type(map_proto) is MapProto else as_message(map_proto, MapProto)
     key_type = m.key_type
@@ -532,6 +535,7 @@ def to_optional(optional: OptionalProto) -> Any | None:
         ValueError: a value field other than ``elem_type``'s is set, the
             value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`),
             or messages are nested deeper than Python's recursion limit.
+        MissingMLDtypesError: the value's type needs ml_dtypes, which is missing.
     """
     o = optional if type(optional) is OptionalProto else as_message(optional, OptionalProto)
     # As held (None while unset), not by name: an unset value gives a stand-in.
