@@ -27,7 +27,6 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
 import operator
 import sys
 from collections.abc import Callable
-from operator import attrgetter
 from typing import Any
 
 import numpy.typing as npt
@@ -60,6 +59,7 @@ from ._numpy.dtypes import (
     tensor_dtype_to_np_dtype,
 )
 from ._numpy.missing import MissingMLDtypesError
+from ._numpy.slots import require_slots
 from ._numpy.sparse import dense_to_sparse, sparse_to_array
 from ._numpy.tensor import array_to_tensor, tensor_to_array
 
@@ -98,15 +98,13 @@ _TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL = (
     int(SequenceProto.MAP),
     int(SequenceProto.OPTIONAL),
 )
-# An optional's elem_type and value fields as held, None while unset (a
+# to_optional reads an optional's slots by name, None while unset (a
 # sub-message read by its name is never None: an unset one gives an empty
-# stand-in), in one C call.
-_optional_fields = attrgetter(
-    *(
-        spec_of(OptionalProto).by_name[name].slot
-        for name in ("elem_type", *(_OPTIONAL_FIELDS[code] for code in (
-            _TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL)))
-    )
+# stand-in); _numpy/slots.py says why.
+require_slots(
+    OptionalProto,
+    ("elem_type", "tensor_value", "sparse_tensor_value", "sequence_value", "map_value",
+     "optional_value"),
 )  # fmt: skip
 _held_elem_type = held(SequenceProto, "elem_type")
 _OPTIONAL_TYPES = frozenset(OptionalProto.DataType.values())
@@ -537,9 +535,11 @@ def to_optional(optional: OptionalProto) -> Any | None:
             or messages are nested deeper than Python's recursion limit.
         MissingMLDtypesError: the value's type needs ml_dtypes, which is missing.
     """
-    o = optional if type(optional) is OptionalProto else as_message(optional, OptionalProto)
-    # As held (None while unset), not by name: an unset value gives a stand-in.
-    elem_type, tensor, sparse, sequence, map_, inner = _optional_fields(o)
+    o: Any = optional if type(optional) is OptionalProto else as_message(optional, OptionalProto)
+    # The slots (None while unset), not the names: an unset value gives a stand-in.
+    elem_type = o._elem_type
+    tensor, sparse, sequence = o._tensor_value, o._sparse_tensor_value, o._sequence_value
+    map_, inner = o._map_value, o._optional_value
     value: Any
     convert: Any
     if elem_type == _TENSOR:

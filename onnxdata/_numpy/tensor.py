@@ -24,7 +24,6 @@ from __future__ import annotations
 import sys
 from array import array as _pyarray
 from collections.abc import Sequence
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -33,13 +32,13 @@ import numpy.typing as npt
 from .._core import schema as _schema
 from .._core.access import counter, held
 from .._core.blanks import blank_maker
-from .._core.codegen import build
 from .._io.external import read_external_data, uses_external_data
 from .._messages.datatypes import DATA_TYPES, STORAGE_FIELDS
 from .._messages.declarations import TensorProto
 from . import bits
 from .dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
 from .shape import shape_of
+from .slots import require_slots
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -80,10 +79,8 @@ _typed_values = counter(TensorProto, STORAGE_FIELDS)
 # and each is a Python call where these are C calls.
 _held_raw = held(TensorProto, "raw_data")
 _held_segment = held(TensorProto, "segment")
-# The fast path's five fields at once, in one C call: (segment,
-# data_location, raw_data, data_type, dims), each as held.
-_FAST_FIELDS = ("segment", "data_location", "raw_data", "data_type", "dims")
-_fast_fields = attrgetter(*(_TENSOR.by_name[name].slot for name in _FAST_FIELDS))
+# The fast paths read and write these slots by name (slots.py says why).
+require_slots(TensorProto, ("segment", "data_location", "raw_data", "data_type", "dims"))
 
 
 def _label(tensor: TensorProto) -> str:
@@ -117,7 +114,7 @@ def _size_error(
 
 def tensor_to_array(tensor: TensorProto, base_dir: str = "", storage_view: bool = False) -> NDArray:
     """The array of ``tensor``; see ``numpy_helper.to_array``."""
-    t = tensor
+    t: Any = tensor  # (its slots are read by name: slots.py)
     # Fast path for the common case, raw_data and nothing else: one ndarray
     # over the message's bytes (or its memoryview with decode(copy=False)),
     # read-only and without a copy as below, in a few calls.  A -1 among the
@@ -126,12 +123,13 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "", storage_view: bool 
     # buffer too small, the nbytes test one too large.  Anything unusual, and
     # every error, takes the general path, whose shape_of raises the right
     # exception.
-    segment, location, buf, data_type, dims = _fast_fields(t)
-    if segment is None and location != _EXTERNAL:
+    if t._segment is None and t._data_location != _EXTERNAL:
+        buf: Any = t._raw_data
         kind = type(buf)
         if kind is bytes or kind is memoryview:
             try:
-                dtype = (_RAW_STORAGE if storage_view else _RAW_DTYPES).get(data_type)
+                dtype = (_RAW_STORAGE if storage_view else _RAW_DTYPES).get(t._data_type)
+                dims = t._dims
                 if dims is None:
                     dims = ()  # a scalar: the container was never made
                 if dtype is not None and -1 not in dims and not _typed_values(t):
@@ -279,29 +277,7 @@ def _ints(tensor: TensorProto, field: str, values: Sequence[int], dtype: np.dtyp
 _RAW_AS_IS: dict[np.dtype[Any], int] = {}
 
 
-def _raw_tensor_maker() -> Any:
-    """``raw_tensor(dims, data_type, raw_data)``: a new tensor with those three
-    fields set, for from_array's fast path.
-
-    An empty message (faster than ``__init__``) whose slots are written
-    directly: the properties would be three Python calls more, and ``dims``
-    a second list (their conversion copies what is already a new list of ints).
-    """
-    slots = [_TENSOR.by_name[name].slot for name in ("dims", "data_type", "raw_data")]
-    source = (
-        "def raw_tensor(dims, data_type, raw_data):\n"
-        "    t = new()\n"
-        f"    t.{slots[0]} = dims\n"
-        f"    t.{slots[1]} = data_type\n"
-        f"    t.{slots[2]} = raw_data\n"
-        "    return t\n"
-    )
-    env: dict[str, Any] = {"new": blank_maker(_TENSOR)}
-    build(source, "<onnxdata from_array TensorProto>", env, at_import=True)
-    return env["raw_tensor"]
-
-
-_raw_tensor = _raw_tensor_maker()
+_new_tensor = blank_maker(_TENSOR)  # an empty message, faster than __init__
 
 
 def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:
@@ -310,7 +286,14 @@ def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:
         # The usual case in a few steps: a dtype met before goes to raw_data as it is.
         code = _RAW_AS_IS.get(array.dtype)
         if code is not None:
-            tensor: TensorProto = _raw_tensor(list(array.shape), code, array.tobytes())
+            # Its slots written by name (slots.py): the properties would be three
+            # Python calls more, and dims a second list (their conversion copies
+            # what is already a new list of ints).
+            made: Any = _new_tensor()
+            made._dims = list(array.shape)
+            made._data_type = code
+            made._raw_data = array.tobytes()
+            tensor: TensorProto = made
             if name:
                 tensor.name = name
             return tensor
