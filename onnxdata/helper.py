@@ -10,12 +10,14 @@ messages, numbers or dtypes: :func:`make_tensor`, :func:`make_sparse_tensor`,
 data type, from lists, arrays or bytes.  Graphs, nodes, attributes and types
 are not data messages and are not here.
 
-numpy is needed (the mappings are about numpy dtypes); ``ml_dtypes`` is not.
-onnx casts to FLOAT8*, BFLOAT16, FLOAT4E2M1, FLOAT6* and the 4- and 2-bit
-integers with ml_dtypes; onnxdata casts in numpy with ml_dtypes' results bit
-for bit, and returns ml_dtypes dtypes where onnx does only when ml_dtypes is
-installed (else the unsigned integer dtype of the same width, as
-``numpy_helper.to_array``).
+numpy is needed (the mappings are about numpy dtypes), and ml_dtypes for the
+dtypes of the types numpy lacks: both come with the ``numpy`` extra, as with
+onnx.  onnx casts to FLOAT8*, BFLOAT16, FLOAT4E2M1, FLOAT6* and the 4- and
+2-bit integers with ml_dtypes; onnxdata casts in numpy with ml_dtypes' results
+bit for bit, so :func:`make_tensor` writes onnx's bytes even without
+ml_dtypes.  :func:`tensor_dtype_to_np_dtype` returns onnx's dtype, and without
+ml_dtypes raises :class:`MissingMLDtypesError` (an ImportError) for those
+types, unless the caller asks for the storage view (``storage_view=True``).
 
 Differences from onnx (each where onnx is wrong or fails badly):
 
@@ -40,12 +42,16 @@ Differences from onnx (each where onnx is wrong or fails badly):
 
 from __future__ import annotations
 
+from ._numpy.missing import ML_DTYPES_REQUIREMENT, NUMPY_REQUIREMENT, install_hint
+
 try:
     import numpy as np
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
-        "onnxdata.helper needs numpy (its functions are about numpy dtypes), which "
-        "onnxdata's core does not install: pip install 'onnxdata[numpy]'"
+        f"{__name__} needs numpy (its functions are about numpy dtypes), which "
+        "onnxdata's core does not install: "
+        + install_hint(NUMPY_REQUIREMENT, ML_DTYPES_REQUIREMENT),
+        name="numpy",
     ) from exc
 
 import copy
@@ -68,6 +74,7 @@ from ._messages.declarations import (
 )
 from ._numpy import floats as _numpy_floats
 from ._numpy.dtypes import SPECS
+from ._numpy.missing import MissingMLDtypesError
 from ._numpy.shape import refuse_negative
 from .numpy_helper import (
     np_dtype_to_tensor_dtype,
@@ -79,6 +86,7 @@ from .numpy_helper import (
 
 __all__ = [
     "DataTypeError",
+    "MissingMLDtypesError",
     "get_all_tensor_dtypes",
     "make_map",
     "make_optional",
@@ -117,16 +125,20 @@ def _info(data_type: Any) -> Any:
     return found
 
 
-def tensor_dtype_to_np_dtype(tensor_dtype: int) -> np.dtype[Any]:
-    """The numpy dtype of ``tensor_dtype``, as ``to_array`` returns it.
+def tensor_dtype_to_np_dtype(tensor_dtype: int, *, storage_view: bool = False) -> np.dtype[Any]:
+    """The numpy dtype of ``tensor_dtype``, as onnx gives it and ``to_array`` returns it.
 
-    The ml_dtypes dtype for the types numpy lacks (as onnx), or without
-    ml_dtypes the unsigned integer dtype of the same width.
+    The ml_dtypes dtype for the types numpy lacks, as onnx.  With
+    ``storage_view=True`` those types give the unsigned integer dtype of the
+    same width instead (``uint16`` for BFLOAT16, ``uint8`` for the others),
+    with or without ml_dtypes; the other types are unchanged.
 
     Raises:
         DataTypeError: ``tensor_dtype`` is UNDEFINED or unknown.
+        MissingMLDtypesError: an ImportError: the type needs ml_dtypes, which
+            is missing (or too old to have it), and ``storage_view`` is false.
     """
-    return SPECS[_info(tensor_dtype).value].dtype
+    return SPECS[_info(tensor_dtype).value].result(storage_view)
 
 
 def tensor_dtype_to_storage_tensor_dtype(tensor_dtype: int) -> int:

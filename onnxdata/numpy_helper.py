@@ -3,19 +3,25 @@
 Same names, signatures and results as onnx 1.23.2 (equal dtype, shape and
 bytes for all 28 data types; ``from_array(a).encode()`` equals onnx's
 ``SerializeToString()``), and a ``ValueError`` or the right answer where onnx
-is wrong; docs/numpy.md lists every difference.  numpy is the optional extra
-``onnxdata[numpy]``; ``ml_dtypes`` is optional too (see
-:data:`HAVE_ML_DTYPES`).
+is wrong; docs/numpy.md lists every difference.  numpy and ml_dtypes are the
+optional extra ``onnxdata[numpy]``, as onnx requires both.  Importing this
+module without numpy raises ImportError; without ml_dtypes it imports, and
+asking for a type numpy lacks (BFLOAT16, FLOAT8*, INT4...) raises
+:class:`MissingMLDtypesError` (an ImportError) unless the caller asks for the
+storage view (``storage_view=True``: the unsigned integers holding the bits).
 """
 
 from __future__ import annotations
+
+from ._numpy.missing import ML_DTYPES_REQUIREMENT, NUMPY_REQUIREMENT, install_hint
 
 try:
     import numpy as np
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError(
-        "onnxdata.numpy_helper needs numpy, which onnxdata's core does not install: "
-        "pip install 'onnxdata[numpy]'"
+        f"{__name__} needs numpy, which onnxdata's core does not install: "
+        + install_hint(NUMPY_REQUIREMENT, ML_DTYPES_REQUIREMENT),
+        name="numpy",
     ) from exc
 
 import operator
@@ -27,6 +33,7 @@ import numpy.typing as npt
 
 from ._core.access import CROWDED, alone, held
 from ._core.foreign import foreign_name
+from ._core.schema import spec_of
 from ._messages.convert import as_message
 from ._messages.datatypes import DATA_TYPES, element_fields
 from ._messages.declarations import (
@@ -51,12 +58,15 @@ from ._numpy.dtypes import (
     np_dtype_to_tensor_dtype,
     tensor_dtype_to_np_dtype,
 )
+from ._numpy.missing import MissingMLDtypesError
+from ._numpy.slots import require_slots
 from ._numpy.sparse import dense_to_sparse, sparse_to_array
 from ._numpy.tensor import array_to_tensor, tensor_to_array
 
 __all__ = [
     "HAVE_ML_DTYPES",
     "MapLengthError",
+    "MissingMLDtypesError",
     "create_random_int",
     "from_array",
     "from_dense",
@@ -88,15 +98,28 @@ _TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL = (
     int(SequenceProto.MAP),
     int(SequenceProto.OPTIONAL),
 )
+# to_optional reads an optional's slots by name, None while unset (a
+# sub-message read by its name is never None: an unset one gives an empty
+# stand-in); _numpy/slots.py says why.
+require_slots(
+    OptionalProto,
+    ("elem_type", "tensor_value", "sparse_tensor_value", "sequence_value", "map_value",
+     "optional_value"),
+)  # fmt: skip
+_held_elem_type = held(SequenceProto, "elem_type")
 _OPTIONAL_TYPES = frozenset(OptionalProto.DataType.values())
 _INT_KEY_TYPES = frozenset(d.value for d in DATA_TYPES.values() if d.key is not None)
 
 
-def to_array(tensor: TensorProto | SparseTensorProto, base_dir: str = "") -> npt.NDArray[Any]:
+def to_array(
+    tensor: TensorProto | SparseTensorProto, base_dir: str = "", *, storage_view: bool = False
+) -> npt.NDArray[Any]:
     """The numpy array a tensor holds, as ``onnx.numpy_helper.to_array`` returns it.
 
-    Types numpy lacks come back as ``ml_dtypes`` dtypes, or without ml_dtypes
-    as the unsigned integer of the same width holding the same bytes.  An array
+    Types numpy lacks come back as ``ml_dtypes`` dtypes, as onnx's; with
+    ``storage_view=True`` (with or without ml_dtypes) as the unsigned integer
+    of the same width holding the same bytes (one code a byte for the 4-, 2-
+    and 6-bit types), which ``.view(ml_dtypes.<type>)`` turns back.  An array
     made from ``raw_data`` is a read-only view of the message's bytes (no copy,
     read-only like onnx's); copy it to write.  A ``SparseTensorProto`` gives its
     dense array (onnx fails on it).  External data is read from below
@@ -111,13 +134,15 @@ def to_array(tensor: TensorProto | SparseTensorProto, base_dir: str = "") -> npt
             breaks the checker's rules; external data is refused.
         UnicodeDecodeError: a STRING element is not UTF-8 (as onnx).
         OSError: the external data file cannot be opened.
+        MissingMLDtypesError: an ImportError: the type needs ml_dtypes, which
+            is missing (or too old to have it), and ``storage_view`` is false.
     """
     if type(tensor) is TensorProto:
-        return tensor_to_array(tensor, base_dir)
+        return tensor_to_array(tensor, base_dir, storage_view)
     message: Any = as_message(tensor, TensorProto, SparseTensorProto)
     if isinstance(message, TensorProto):
-        return tensor_to_array(message, base_dir)
-    return sparse_to_array(message, base_dir)
+        return tensor_to_array(message, base_dir, storage_view)
+    return sparse_to_array(message, base_dir, storage_view)
 
 
 def from_array(array: npt.NDArray[Any] | np.generic, /, name: str | None = None) -> TensorProto:
@@ -179,8 +204,10 @@ def _check_elem_type(value: Any, what: str) -> int:
 
 def _only_field(message: Any, fields: dict[Any, str], used: str | None, kind: str) -> None:
     """MUST rule: only the field of ``elem_type`` may hold values."""
+    by_name = spec_of(type(message)).by_name
     for field in fields.values():
-        value = getattr(message, field)
+        # The slot: None while unset (the name gives a stand-in, or makes a container).
+        value = getattr(message, by_name[field].slot)
         if field == used or value is None:
             continue
         if isinstance(value, Message) or len(value):
@@ -211,6 +238,8 @@ def to_list(sequence: SequenceProto) -> list[Any]:
         ValueError: a value field other than ``elem_type``'s holds elements,
             an element is invalid (see :func:`to_array`, :func:`to_dict`), or
             messages are nested deeper than Python's recursion limit.
+        MissingMLDtypesError: an element's type needs ml_dtypes, which is
+            missing (the containers have no storage view).
     """
     # A chain of one-element lists of lists (nested lists, what from_list
     # writes for [[...[x]...]]) is walked in this loop, a level an iteration
@@ -220,7 +249,7 @@ def to_list(sequence: SequenceProto) -> list[Any]:
     while True:
         if type(s) is not SequenceProto:
             s = as_message(s, SequenceProto)
-        elem_type: Any = s.elem_type  # as assigned: anything a user stored
+        elem_type: Any = _held_elem_type(s)  # as assigned (anything a user stored), or None
         try:
             read, convert = _SEQUENCE_READERS[elem_type]
         except (KeyError, TypeError):  # not a plain code: compared as onnx compares it
@@ -353,8 +382,10 @@ def _sparse_of(value: Any) -> SparseTensorProto:
     return dense_to_sparse(np.asarray(value))
 
 
-# A map's two key fields as held (the one not used is usually never made).
+# A map's two key fields as held (the one not used is usually never made), and
+# its values, None while unset.
 _held_keys, _held_string_keys = held(MapProto, "keys"), held(MapProto, "string_keys")
+_held_values = held(MapProto, "values")
 
 
 def _map_label(map_proto: MapProto) -> str:
@@ -376,6 +407,7 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
             or STRING, the other key field holds keys too, or messages are
             nested deeper than Python's recursion limit.
         TypeError: ``values`` has an unsupported element type (as onnx).
+        MissingMLDtypesError: a value's type needs ml_dtypes, which is missing.
     """
     m = map_proto if type(map_proto) is MapProto else as_message(map_proto, MapProto)
     key_type = m.key_type
@@ -395,11 +427,12 @@ def to_dict(map_proto: MapProto) -> dict[Any, Any]:
             f"{_map_label(m)}: key_type {key_type} is not INT8..UINT64 or STRING, "
             "as a map key must be"
         )
-    if m.values is None:
+    held_values = _held_values(m)
+    if held_values is None:  # unset (onnx's to_list of the empty stand-in fails)
         if keys:
             raise ValueError(f"{_map_label(m)} has {len(keys)} keys but no values")
         return {}
-    values = to_list(m.values)
+    values = to_list(held_values)
     if len(keys) != len(values):
         raise MapLengthError(
             f"Length of keys and values for MapProto (map name: {m.name}) are not the "
@@ -500,21 +533,25 @@ def to_optional(optional: OptionalProto) -> Any | None:
         ValueError: a value field other than ``elem_type``'s is set, the
             value is invalid (see :func:`to_array`, :func:`to_list`, :func:`to_dict`),
             or messages are nested deeper than Python's recursion limit.
+        MissingMLDtypesError: the value's type needs ml_dtypes, which is missing.
     """
-    o = optional if type(optional) is OptionalProto else as_message(optional, OptionalProto)
-    elem_type = o.elem_type
+    o: Any = optional if type(optional) is OptionalProto else as_message(optional, OptionalProto)
+    # The slots (None while unset), not the names: an unset value gives a stand-in.
+    elem_type = o._elem_type
+    tensor, sparse, sequence = o._tensor_value, o._sparse_tensor_value, o._sequence_value
+    map_, inner = o._map_value, o._optional_value
     value: Any
     convert: Any
     if elem_type == _TENSOR:
-        value, convert = o.tensor_value, tensor_to_array
+        value, convert = tensor, tensor_to_array
     elif elem_type == _SEQUENCE:
-        value, convert = o.sequence_value, to_list
+        value, convert = sequence, to_list
     elif elem_type == _MAP:
-        value, convert = o.map_value, to_dict
+        value, convert = map_, to_dict
     elif elem_type == _OPTIONAL:
-        value, convert = o.optional_value, to_optional
+        value, convert = inner, to_optional
     elif elem_type == _SPARSE_TENSOR:
-        value, convert = o.sparse_tensor_value, sparse_to_array
+        value, convert = sparse, sparse_to_array
     elif not elem_type:  # UNDEFINED or unset: no field may be set
         _only_field(o, _OPTIONAL_FIELDS, None, "OptionalProto")
         return None
@@ -522,9 +559,8 @@ def to_optional(optional: OptionalProto) -> Any | None:
         raise TypeError("The element type in the input optional is not supported.")
     # At most the field of elem_type is set (tested here without _only_field's loop).
     if (
-        (o.tensor_value is not None) + (o.sparse_tensor_value is not None)
-        + (o.sequence_value is not None) + (o.map_value is not None)
-        + (o.optional_value is not None) != (value is not None)
+        (tensor is not None) + (sparse is not None) + (sequence is not None)
+        + (map_ is not None) + (inner is not None) != (value is not None)
     ):  # fmt: skip
         _only_field(o, _OPTIONAL_FIELDS, _OPTIONAL_FIELDS[elem_type], "OptionalProto")
     try:

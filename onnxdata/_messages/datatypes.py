@@ -40,7 +40,9 @@ class DataTypeInfo:
         bits: bits per element in ``raw_data`` (a complex number counted whole).
         packed: the bit width of a sub-byte type packed in ``raw_data`` (4, 2
             or 6), else 0.
-        numpy: the numpy dtype name, or ``("ml_dtypes name", "fallback")``.
+        numpy: the numpy dtype name, or ``("ml_dtypes name", "storage dtype name")``
+            for a type numpy lacks: the storage dtype is the unsigned integer of
+            its width, given only when the caller asks for the storage view.
         struct: the ``struct`` code of one little-endian element of
             ``raw_data``, for the types the standard library can read.
         stored: the range of one value in ``storage`` for an integer-stored

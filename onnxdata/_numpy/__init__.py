@@ -1,2 +1,1 @@
-"""The numpy bridge behind ``numpy_helper``: dtypes, float formats, tensors, sparse.
-"""
+"""The numpy bridge behind ``numpy_helper``: dtypes, float formats, tensors, sparse."""

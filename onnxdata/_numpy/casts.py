@@ -110,25 +110,32 @@ def _target(dtype: Any) -> tuple[np.dtype[Any] | None, int | None]:
     return np_dtype, None
 
 
-def _as_data_type(codes: npt.NDArray[Any], data_type: int) -> npt.NDArray[Any]:
-    return codes.view(SPECS[data_type].dtype)
+def _as_data_type(codes: npt.NDArray[Any], data_type: int, storage_view: bool) -> npt.NDArray[Any]:
+    """``codes`` (unsigned, one element a byte or two) as ``data_type``'s dtype.
+
+    Raises:
+        MissingMLDtypesError: the type needs ml_dtypes, missing, without the storage view.
+    """
+    return codes.view(SPECS[data_type].result(storage_view))
 
 
-def saturate_cast(x: Any, dtype: Any) -> npt.NDArray[Any]:
+def saturate_cast(x: Any, dtype: Any, *, storage_view: bool = False) -> npt.NDArray[Any]:
     """``x`` cast to ``dtype``, values beyond its range clamped to its ends.
 
     As ``onnx.numpy_helper.saturate_cast``: integer targets round ``x`` (half
     to even) then clip; float targets clip (inf becomes the largest finite
     value, NaN stays NaN where the type has one) then round to nearest even.
     ``dtype`` is a numpy or ml_dtypes dtype, or (beyond onnx) a
-    ``TensorProto`` data type, which works without ml_dtypes: the types
-    numpy lacks then come back as their unsigned codes, as ``to_array``
-    returns them.  The casts to those types do not use ml_dtypes but give
-    its results bit for bit.
+    ``TensorProto`` data type.  The casts to the types numpy lacks do not
+    use ml_dtypes but give its results bit for bit; the result has the
+    ml_dtypes dtype, or with ``storage_view=True`` (for a data type) the
+    unsigned codes of the same width, with or without ml_dtypes.
 
     Raises:
         TypeError: ``dtype`` is not a numeric type (or an unknown data type),
             or ``x`` is complex.
+        MissingMLDtypesError: an ImportError: ``dtype`` is a data type that
+            needs ml_dtypes, which is missing, and ``storage_view`` is false.
     """
     target, data_type = _target(dtype)
     if data_type is not None:
@@ -141,7 +148,7 @@ def saturate_cast(x: Any, dtype: Any) -> npt.NDArray[Any]:
             codes = _numpy_floats.float8e8m0_cast_codes(x)
         else:
             raise TypeError(f"saturate_cast cannot cast to {SPECS[data_type].name}")
-        return _as_data_type(codes, data_type)
+        return _as_data_type(codes, data_type, storage_view)
     assert target is not None
     if target in _NATIVE_INTS:
         limits: Any = np.iinfo(target)
@@ -153,7 +160,9 @@ def saturate_cast(x: Any, dtype: Any) -> npt.NDArray[Any]:
     return np.asarray(np.clip(x, limits.min, limits.max).astype(target))
 
 
-def to_float8e8m0(x: Any, saturate: bool = True, round_mode: str = "up") -> npt.NDArray[Any]:
+def to_float8e8m0(
+    x: Any, saturate: bool = True, round_mode: str = "up", *, storage_view: bool = False
+) -> npt.NDArray[Any]:
     """``x`` as FLOAT8E8M0 (powers of two), as ``onnx.numpy_helper.to_float8e8m0``.
 
     ``x`` is first cast to float32.  The result keeps each value's float32
@@ -161,16 +170,18 @@ def to_float8e8m0(x: Any, saturate: bool = True, round_mode: str = "up") -> npt.
     ``"up"`` (any nonzero mantissa), ``"nearest"`` (onnx's rule), ``"down"``
     (never); with ``saturate`` the largest code 0xFE is never rounded up to
     0xFF, which is NaN (as are NaN and inf).  The result's dtype is
-    ``ml_dtypes.float8_e8m0fnu``, or ``uint8`` codes without ml_dtypes; unlike
-    onnx, a 0-d ``x`` works.
+    ``ml_dtypes.float8_e8m0fnu``, or with ``storage_view=True`` the ``uint8``
+    codes (with or without ml_dtypes); unlike onnx, a 0-d ``x`` works.
 
     Raises:
         ValueError: ``round_mode`` is not "up", "down" or "nearest" (onnx's
             message).
         TypeError: ``x`` cannot be cast to float32.
+        MissingMLDtypesError: an ImportError: ml_dtypes is missing and
+            ``storage_view`` is false.
     """
     codes = _numpy_floats.float8e8m0_codes(x, saturate=saturate, round_mode=round_mode)
-    return _as_data_type(codes, TensorProto.FLOAT8E8M0)
+    return _as_data_type(codes, TensorProto.FLOAT8E8M0, storage_view)
 
 
 _RANDOM_INTS = frozenset(np.dtype(c) for c in ("uint8", "uint16", "uint32", "uint64",

@@ -2,11 +2,16 @@
 
 The dtypes are those of ``_messages.datatypes.DATA_TYPES``, which follows
 ``onnx._mapping.TENSOR_TYPE_MAP`` (onnx 1.23.2): the same numpy or
-``ml_dtypes`` dtype, the same storage field.  ``ml_dtypes`` is
-optional: without it (or with an old version lacking a type) the types numpy
-lacks fall back to the unsigned integer of the same width, holding exactly the
-bytes the ``ml_dtypes`` array would hold, so ``a.view(ml_dtypes.bfloat16)``
-recovers the real dtype later.
+``ml_dtypes`` dtype, the same storage field.  The types numpy lacks need
+``ml_dtypes`` (the ``numpy`` extra installs it, as onnx does).  Without it (or
+with a version lacking a type) asking for such a type's dtype raises
+:class:`~.missing.MissingMLDtypesError`: an unsigned integer in its place
+would compute differently (``astype`` makes an integer cast), and onnx never
+returns one.  Only a caller that asks for the *storage view* gets the
+unsigned integer of the same width, holding exactly the bytes the
+``ml_dtypes`` array would hold (``a.view(ml_dtypes.bfloat16)`` recovers the
+real dtype later); it gets it with or without ml_dtypes, so the result never
+depends on what is installed.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import numpy as np
 
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import TensorProto
+from .missing import MissingMLDtypesError
 
 try:
     _ml: Any = importlib.import_module("ml_dtypes")
@@ -31,15 +37,37 @@ class DtypeSpec(NamedTuple):
     data_type: int
     name: str
     dtype: np.dtype[Any]
-    """What ``to_array`` returns: the numpy/ml_dtypes dtype, or its fallback."""
+    """The numpy/ml_dtypes dtype; the storage dtype when ``exact`` is false
+    (for sizes and views only: never returned as the type's dtype)."""
     exact: bool
-    """False when ``dtype`` is the unsigned fallback because ml_dtypes is missing."""
+    """False when ``dtype`` is the unsigned storage dtype because ml_dtypes
+    (or a version with the type) is missing."""
     field: str
     """The typed storage field, used when ``raw_data`` is not set."""
     per_value: int
     """Storage-field values per element: 2 for complex numbers, else 1."""
     bits: int
     """0 for whole-byte types; 4, 2 or 6 for the types packed in raw_data."""
+    storage: np.dtype[Any]
+    """The storage view: the unsigned integer of the same width for the types
+    numpy lacks (one code a byte for the packed ones), else ``dtype``."""
+    ml_name: str
+    """The ml_dtypes name of a type numpy lacks, else ``""``."""
+
+    def result(self, storage_view: bool) -> np.dtype[Any]:
+        """The dtype of an array of this type: ``storage`` for the storage view.
+
+        Raises:
+            MissingMLDtypesError: the type needs ml_dtypes, which is missing
+                (or too old to have it), and the storage view was not asked for.
+        """
+        if storage_view:
+            return self.storage
+        if not self.exact:
+            raise MissingMLDtypesError(
+                self.name, self.ml_name, self.storage.name, getattr(_ml, "__version__", None)
+            )
+        return self.dtype
 
 
 def _build() -> dict[int, DtypeSpec]:
@@ -47,18 +75,28 @@ def _build() -> dict[int, DtypeSpec]:
     for data_type, info in DATA_TYPES.items():
         numpy_name = info.numpy
         exact = True
+        ml_name = ""
         if isinstance(numpy_name, tuple):
             ml_name, fallback = numpy_name
+            storage: np.dtype[Any] = np.dtype(fallback)
             scalar = getattr(_ml, ml_name, None) if _ml is not None else None
             if scalar is None:
-                dtype: np.dtype[Any] = np.dtype(fallback)
+                dtype: np.dtype[Any] = storage
                 exact = False
             else:
                 dtype = np.dtype(scalar)
         else:
-            dtype = np.dtype(numpy_name)
+            dtype = storage = np.dtype(numpy_name)
         specs[data_type] = DtypeSpec(
-            data_type, info.name, dtype, exact, info.storage, info.per_value, info.packed
+            data_type,
+            info.name,
+            dtype,
+            exact,
+            info.storage,
+            info.per_value,
+            info.packed,
+            storage,
+            ml_name,
         )
     return specs
 
@@ -69,7 +107,7 @@ _LAST = max(SPECS)
 _STRING = int(TensorProto.STRING)
 
 HAVE_ML_DTYPES: bool = all(spec.exact for spec in SPECS.values())
-"""True when every type numpy lacks comes back as its ml_dtypes dtype."""
+"""True when ml_dtypes is installed with every type numpy lacks."""
 
 _BY_DTYPE: dict[np.dtype[Any], int] = {
     spec.dtype: code for code, spec in SPECS.items() if spec.exact and code != _STRING
@@ -91,16 +129,17 @@ def spec_of(data_type: int | None) -> DtypeSpec:
     return spec
 
 
-def tensor_dtype_to_np_dtype(data_type: int) -> np.dtype[Any]:
-    """The numpy dtype ``to_array`` returns for ``data_type``.
-
-    Same as ``onnx.helper.tensor_dtype_to_np_dtype`` when ml_dtypes is installed;
-    without it, the unsigned storage dtype for the types numpy lacks.
+def tensor_dtype_to_np_dtype(data_type: int, *, storage_view: bool = False) -> np.dtype[Any]:
+    """The numpy dtype ``to_array`` returns for ``data_type``, as
+    ``onnx.helper.tensor_dtype_to_np_dtype``; with ``storage_view``, the
+    unsigned storage dtype for the types numpy lacks (with or without ml_dtypes).
 
     Raises:
         TypeError: ``data_type`` is UNDEFINED or unknown.
+        MissingMLDtypesError: an ImportError: the type needs ml_dtypes, which
+            is missing or too old, and ``storage_view`` is false.
     """
-    return spec_of(data_type).dtype
+    return spec_of(data_type).result(storage_view)
 
 
 def np_dtype_to_tensor_dtype(dtype: Any) -> int:

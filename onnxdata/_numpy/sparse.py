@@ -21,25 +21,34 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .._core.access import held
 from .._messages.declarations import SparseTensorProto, TensorProto
 from .dtypes import np_dtype_to_tensor_dtype, spec_of
 from .shape import shape_of
 from .tensor import array_to_tensor, tensor_to_array
 
 NDArray = npt.NDArray[Any]
+# The tensors as set, None while unset (onnx's HasField): reading the fields
+# by name gives an empty stand-in instead.
+_held_values = held(SparseTensorProto, "values")
+_held_indices = held(SparseTensorProto, "indices")
 
 
 def _label(sparse: SparseTensorProto) -> str:
-    name = sparse.values.name if sparse.values is not None else None
+    values = _held_values(sparse)
+    name = values.name if values is not None else None
     return f"SparseTensorProto {name!r}" if name else "SparseTensorProto"
 
 
-def sparse_to_array(sparse: SparseTensorProto, base_dir: str = "") -> NDArray:
+def sparse_to_array(
+    sparse: SparseTensorProto, base_dir: str = "", storage_view: bool = False
+) -> NDArray:
     """The dense array of ``sparse``; see ``numpy_helper.to_array``."""
     label = _label(sparse)
-    if sparse.values is None:
+    values_tensor = _held_values(sparse)
+    if values_tensor is None:
         raise ValueError(f"{label} has no values tensor")
-    values = tensor_to_array(sparse.values, base_dir)
+    values = tensor_to_array(values_tensor, base_dir, storage_view)
     if values.ndim != 1:
         raise ValueError(f"{label}: values must have rank 1, got dims {list(values.shape)}")
     if not sparse.dims:
@@ -48,12 +57,13 @@ def sparse_to_array(sparse: SparseTensorProto, base_dir: str = "") -> NDArray:
     if min(dims) == 0:  # (shape_of refused negative dims)
         raise ValueError(f"{label}: dense dims {list(dims)} are not all positive")
     nnz = values.shape[0]
-    if sparse.indices is None:
+    indices = _held_indices(sparse)
+    if indices is None:
         if nnz:
             raise ValueError(f"{label} has {nnz} values but no indices")
         linear: NDArray = np.zeros(0, dtype=np.int64)
     else:
-        linear = _linear_indices(sparse, label, dims, nnz, size, base_dir)
+        linear = _linear_indices(indices, label, dims, nnz, size, base_dir)
     if values.dtype == object:
         dense = np.full(size, "", dtype=object)
     else:
@@ -63,19 +73,16 @@ def sparse_to_array(sparse: SparseTensorProto, base_dir: str = "") -> NDArray:
 
 
 def _linear_indices(
-    sparse: SparseTensorProto,
+    tensor: TensorProto,
     label: str,
     dims: tuple[int, ...],
     nnz: int,
     size: int,
     base_dir: str,
 ) -> NDArray:
-    assert sparse.indices is not None
-    if sparse.indices.data_type != TensorProto.INT64:
-        raise ValueError(
-            f"{label}: indices must have data_type INT64, got {sparse.indices.data_type}"
-        )
-    indices = tensor_to_array(sparse.indices, base_dir)
+    if tensor.data_type != TensorProto.INT64:
+        raise ValueError(f"{label}: indices must have data_type INT64, got {tensor.data_type}")
+    indices = tensor_to_array(tensor, base_dir)
     if indices.ndim == 1:
         if indices.shape[0] != nnz:
             raise ValueError(f"{label}: {indices.shape[0]} indices for {nnz} values")

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._core import schema as _schema
-from .._core.access import counter
+from .._core.access import counter, held
 from .._core.blanks import blank_maker
 from .._io.external import read_external_data, uses_external_data
 from .._messages.datatypes import DATA_TYPES, STORAGE_FIELDS
@@ -38,6 +38,7 @@ from .._messages.declarations import TensorProto
 from . import bits
 from .dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
 from .shape import shape_of
+from .slots import require_slots
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -54,9 +55,16 @@ _INT_FIELD_DTYPES = {name: d for name, d in _FIELD_DTYPES.items() if d.kind != "
 _UINT_OF_SIZE: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16)}
 _EXTERNAL = TensorProto.EXTERNAL
 # data_type -> dtype of the whole-byte types whose raw_data tensor_to_array's
-# fast path reads as it is (none on big-endian hosts, which swap bytes).
+# fast path reads as it is (none on big-endian hosts, which swap bytes): the
+# types' own dtypes (a type whose ml_dtypes is missing is left to the general
+# path, which raises), and their storage views.
 _RAW_DTYPES: dict[int, np.dtype[Any]] = {
     code: spec.dtype
+    for code, spec in SPECS.items()
+    if _LITTLE and not spec.bits and code != _STRING and spec.exact
+}
+_RAW_STORAGE: dict[int, np.dtype[Any]] = {
+    code: spec.storage
     for code, spec in SPECS.items()
     if _LITTLE and not spec.bits and code != _STRING
 }
@@ -65,6 +73,14 @@ _RAW_DTYPES: dict[int, np.dtype[Any]] = {
 # Nonzero when a typed storage field holds values; makes no container (the
 # fast path runs on freshly decoded tensors, whose empty fields have none).
 _typed_values = counter(TensorProto, STORAGE_FIELDS)
+# What a tensor holds in these fields, None while unset (a repeated field:
+# while its container was never made).  Presence is what onnx reads through
+# HasField ("raw_data", "segment"); the properties give a default instead,
+# and each is a Python call where these are C calls.
+_held_raw = held(TensorProto, "raw_data")
+_held_segment = held(TensorProto, "segment")
+# The fast paths read and write these slots by name (slots.py says why).
+require_slots(TensorProto, ("segment", "data_location", "raw_data", "data_type", "dims"))
 
 
 def _label(tensor: TensorProto) -> str:
@@ -75,7 +91,7 @@ def _refuse_other_fields(tensor: TensorProto, used: str) -> None:
     """MUST rule: exactly one storage field holds the values."""
     t = tensor
     if used != "raw_data":
-        if t.raw_data is not None:
+        if _held_raw(t) is not None:
             raise ValueError(f"{_label(t)} keeps its values in {used}, but raw_data is set too")
     elif not _typed_values(t):
         return  # the common case, checked without a loop
@@ -96,9 +112,9 @@ def _size_error(
     )
 
 
-def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
+def tensor_to_array(tensor: TensorProto, base_dir: str = "", storage_view: bool = False) -> NDArray:
     """The array of ``tensor``; see ``numpy_helper.to_array``."""
-    t = tensor
+    t: Any = tensor  # (its slots are read by name: slots.py)
     # Fast path for the common case, raw_data and nothing else: one ndarray
     # over the message's bytes (or its memoryview with decode(copy=False)),
     # read-only and without a copy as below, in a few calls.  A -1 among the
@@ -107,13 +123,15 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
     # buffer too small, the nbytes test one too large.  Anything unusual, and
     # every error, takes the general path, whose shape_of raises the right
     # exception.
-    if t.segment is None and t.data_location != _EXTERNAL:
-        buf: Any = t.raw_data
+    if t._segment is None and t._data_location != _EXTERNAL:
+        buf: Any = t._raw_data
         kind = type(buf)
         if kind is bytes or kind is memoryview:
             try:
-                dtype = _RAW_DTYPES.get(t.data_type)  # type: ignore[arg-type]
-                dims = t.dims
+                dtype = (_RAW_STORAGE if storage_view else _RAW_DTYPES).get(t._data_type)
+                dims = t._dims
+                if dims is None:
+                    dims = ()  # a scalar: the container was never made
                 if dtype is not None and -1 not in dims and not _typed_values(t):
                     out: NDArray = np.ndarray(dims, dtype, buf)
                     if kind is bytes:
@@ -125,15 +143,16 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "") -> NDArray:
                         return out
             except (TypeError, ValueError, OverflowError, BufferError):
                 pass
-    return _general(tensor, base_dir)
+    return _general(tensor, base_dir, storage_view)
 
 
-def _general(tensor: TensorProto, base_dir: str) -> NDArray:
+def _general(tensor: TensorProto, base_dir: str, storage_view: bool = False) -> NDArray:
     """tensor_to_array without the fast path: every case, every check, every error."""
-    if tensor.segment is not None:
+    if _held_segment(tensor) is not None:  # onnx: tensor.HasField("segment")
         raise ValueError("Currently not supporting loading segments.")
     spec = spec_of(tensor.data_type)
-    itemsize = 1 if spec.bits else spec.dtype.itemsize
+    dtype = spec.result(storage_view)
+    itemsize = 1 if spec.bits else dtype.itemsize
     dims, count = shape_of(tensor.dims, itemsize, lambda: _label(tensor))
     if spec.data_type == _STRING:
         _refuse_other_fields(tensor, "string_data")
@@ -141,12 +160,13 @@ def _general(tensor: TensorProto, base_dir: str) -> NDArray:
     if uses_external_data(tensor):
         _refuse_other_fields(tensor, "external data")
         raw: Any = read_external_data(tensor, base_dir)
-        return _from_raw(tensor, spec, raw, dims, count, "external data")
-    if tensor.raw_data is not None:
+        return _from_raw(tensor, spec, dtype, raw, dims, count, "external data")
+    raw_data = _held_raw(tensor)
+    if raw_data is not None:  # onnx: tensor.HasField("raw_data"), so set and empty counts
         _refuse_other_fields(tensor, "raw_data")
-        return _from_raw(tensor, spec, tensor.raw_data, dims, count, "raw_data")
+        return _from_raw(tensor, spec, dtype, raw_data, dims, count, "raw_data")
     _refuse_other_fields(tensor, spec.field)
-    return _from_field(tensor, spec, dims, count)
+    return _from_field(tensor, spec, dtype, dims, count)
 
 
 def _strings(tensor: TensorProto, dims: tuple[int, ...], count: int) -> NDArray:
@@ -168,7 +188,13 @@ def _strings(tensor: TensorProto, dims: tuple[int, ...], count: int) -> NDArray:
 
 
 def _from_raw(
-    tensor: TensorProto, spec: DtypeSpec, raw: Any, dims: tuple[int, ...], count: int, where: str
+    tensor: TensorProto,
+    spec: DtypeSpec,
+    dtype: np.dtype[Any],
+    raw: Any,
+    dims: tuple[int, ...],
+    count: int,
+    where: str,
 ) -> NDArray:
     nbytes = len(raw) if isinstance(raw, (bytes, bytearray)) else memoryview(raw).nbytes
     if spec.bits:
@@ -176,19 +202,21 @@ def _from_raw(
         if nbytes != need:
             raise _size_error(tensor, where, nbytes, need, dims)
         codes = bits.unpack(np.frombuffer(raw, dtype=np.uint8), count, spec.bits)
-        return codes.view(spec.dtype).reshape(dims)
-    need = count * spec.dtype.itemsize
+        return codes.view(dtype).reshape(dims)
+    need = count * dtype.itemsize
     if nbytes != need:
         raise _size_error(tensor, where, nbytes, need, dims)
-    out = np.frombuffer(raw, dtype=spec.dtype)
-    if not _LITTLE and spec.dtype.itemsize > 1:  # pragma: no cover - big-endian hosts
+    out = np.frombuffer(raw, dtype=dtype)
+    if not _LITTLE and dtype.itemsize > 1:  # pragma: no cover - big-endian hosts
         out = out.byteswap()
     if where == "raw_data":
         out.flags.writeable = False  # a view of the message's bytes, as onnx returns
     return out.reshape(dims)
 
 
-def _from_field(tensor: TensorProto, spec: DtypeSpec, dims: tuple[int, ...], count: int) -> NDArray:
+def _from_field(
+    tensor: TensorProto, spec: DtypeSpec, dtype: np.dtype[Any], dims: tuple[int, ...], count: int
+) -> NDArray:
     field = spec.field
     values = getattr(tensor, field)
     need = DATA_TYPES[spec.data_type].stored_count(count)
@@ -202,12 +230,12 @@ def _from_field(tensor: TensorProto, spec: DtypeSpec, dims: tuple[int, ...], cou
         else:
             # array('f'/'d') -> one memcpy, every bit kept (signalling NaNs too).
             floats = np.array(values, dtype=float_dtype)
-        return floats.view(spec.dtype).reshape(dims)
+        return floats.view(dtype).reshape(dims)
     ints = _ints(tensor, field, values, _INT_FIELD_DTYPES[field])
-    if ints.dtype == spec.dtype:  # INT32, INT64, UINT64: the field's own type
+    if ints.dtype == dtype:  # INT32, INT64, UINT64: the field's own type
         return ints.reshape(dims)
     if ints.dtype.itemsize == 8:
-        return ints.astype(spec.dtype).reshape(dims)  # UINT32 keeps the low 32 bits, as onnx
+        return ints.astype(dtype).reshape(dims)  # UINT32 keeps the low 32 bits, as onnx
     if spec.bits == 6:
         if ints.size and (ints.min() < 0 or ints.max() > 0x3F):
             bad = int(np.flatnonzero((ints < 0) | (ints > 0x3F))[0])
@@ -215,12 +243,12 @@ def _from_field(tensor: TensorProto, spec: DtypeSpec, dims: tuple[int, ...], cou
                 f"{_label(tensor)}: int32_data[{bad}] = {int(ints[bad])} is not a 6-bit "
                 f"{spec.name} code (bits 6-31 MUST be zero)"
             )
-        return ints.astype(np.uint8).view(spec.dtype).reshape(dims)
+        return ints.astype(np.uint8).view(dtype).reshape(dims)
     # Narrow types keep the low bits of each value, as onnx and onnxruntime do.
-    low = ints.view(np.uint32).astype(_UINT_OF_SIZE[spec.dtype.itemsize])
+    low = ints.view(np.uint32).astype(_UINT_OF_SIZE[dtype.itemsize])
     if spec.bits:
-        return bits.unpack(low, count, spec.bits).view(spec.dtype).reshape(dims)
-    return low.view(spec.dtype).reshape(dims)
+        return bits.unpack(low, count, spec.bits).view(dtype).reshape(dims)
+    return low.view(dtype).reshape(dims)
 
 
 def _ints(tensor: TensorProto, field: str, values: Sequence[int], dtype: np.dtype[Any]) -> NDArray:
@@ -247,6 +275,8 @@ def _ints(tensor: TensorProto, field: str, values: Sequence[int], dtype: np.dtyp
 # memory (native byte order on a little-endian host, whole bytes per value);
 # filled as array_to_tensor meets them.
 _RAW_AS_IS: dict[np.dtype[Any], int] = {}
+
+
 _new_tensor = blank_maker(_TENSOR)  # an empty message, faster than __init__
 
 
@@ -256,10 +286,14 @@ def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:
         # The usual case in a few steps: a dtype met before goes to raw_data as it is.
         code = _RAW_AS_IS.get(array.dtype)
         if code is not None:
-            tensor: TensorProto = _new_tensor()
-            tensor.dims = list(array.shape)
-            tensor.data_type = code
-            tensor.raw_data = array.tobytes()
+            # Its slots written by name (slots.py): the properties would be three
+            # Python calls more, and dims a second list (their conversion copies
+            # what is already a new list of ints).
+            made: Any = _new_tensor()
+            made._dims = list(array.shape)
+            made._data_type = code
+            made._raw_data = array.tobytes()
+            tensor: TensorProto = made
             if name:
                 tensor.name = name
             return tensor

@@ -257,22 +257,37 @@ def test_saturate_cast_refuses_non_numeric_targets() -> None:
             nh.saturate_cast(np.array([1.0]), target)
 
 
-def test_casts_work_without_ml_dtypes_and_give_its_bits() -> None:
-    """In a fresh interpreter where ``import ml_dtypes`` fails: the codes, as uint8."""
+def test_casts_without_ml_dtypes_refuse_or_give_the_storage_view_asked_for() -> None:
+    """In a fresh interpreter where ``import ml_dtypes`` fails: the casts to a
+    type numpy lacks raise MissingMLDtypesError (an ImportError naming
+    ml_dtypes) instead of returning another dtype; ``storage_view=True`` gives
+    ml_dtypes' bits as uint8; make_tensor needs no dtype and writes onnx's bytes."""
     code = """
         import sys
         sys.modules["ml_dtypes"] = None
         import json
         import numpy as np
         from onnxdata import TensorProto, helper, numpy_helper as nh
-        x = [0.3, -1e6, 448.0, 1e-9]
-        out = {
-            "sat": nh.saturate_cast(np.array(x), TensorProto.FLOAT8E4M3FN).tolist(),
-            "sat_dtype": str(nh.saturate_cast(np.array(x), TensorProto.FLOAT8E4M3FN).dtype),
-            "e8m0": nh.to_float8e8m0(np.array(x)).tolist(),
-            "bf16": helper.make_tensor("t", TensorProto.BFLOAT16, [4], x).encode().hex(),
-            "np_dtype": str(helper.tensor_dtype_to_np_dtype(TensorProto.BFLOAT16)),
+        x = np.array([0.3, -1e6, 448.0, 1e-9])
+        out = {}
+        calls = {
+            "sat": lambda: nh.saturate_cast(x, TensorProto.FLOAT8E4M3FN),
+            "e8m0": lambda: nh.to_float8e8m0(x),
+            "np_dtype": lambda: helper.tensor_dtype_to_np_dtype(TensorProto.BFLOAT16),
         }
+        for key, call in calls.items():
+            try:
+                call()
+            except ImportError as exc:
+                out[key] = [type(exc).__name__, exc.name, str(exc)]
+        sat = nh.saturate_cast(x, TensorProto.FLOAT8E4M3FN, storage_view=True)
+        out["sat_view"] = [str(sat.dtype), sat.tolist()]
+        e8m0 = nh.to_float8e8m0(x, storage_view=True)
+        out["e8m0_view"] = [str(e8m0.dtype), e8m0.tolist()]
+        out["np_dtype_view"] = str(
+            helper.tensor_dtype_to_np_dtype(TensorProto.BFLOAT16, storage_view=True)
+        )
+        out["bf16"] = helper.make_tensor("t", TensorProto.BFLOAT16, [4], x).encode().hex()
         print(json.dumps(out))
     """
     proc = subprocess.run(
@@ -281,12 +296,37 @@ def test_casts_work_without_ml_dtypes_and_give_its_bits() -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
+    for key in ("sat", "e8m0", "np_dtype"):
+        kind, name, message = out[key]
+        assert (kind, name) == ("MissingMLDtypesError", "ml_dtypes"), key
+        assert "ml_dtypes is not installed" in message and "storage_view=True" in message
+        assert "pip install 'onnxdata[numpy]'" in message
     x = np.array([0.3, -1e6, 448.0, 1e-9])
-    assert out["sat_dtype"] == "uint8"
     expected = onh.saturate_cast(x, ml_dtypes.float8_e4m3fn).view(np.uint8)
-    assert out["sat"] == expected.tolist()
-    assert out["e8m0"] == onh.to_float8e8m0(x).view(np.uint8).tolist()
+    assert out["sat_view"] == ["uint8", expected.tolist()]
+    assert out["e8m0_view"] == ["uint8", onh.to_float8e8m0(x).view(np.uint8).tolist()]
+    assert out["np_dtype_view"] == "uint16"
     from onnx import helper as oh
 
     assert out["bf16"] == oh.make_tensor("t", 16, [4], list(x)).SerializeToString().hex()
-    assert out["np_dtype"] == "uint16"
+
+
+def test_storage_view_casts_are_the_same_with_ml_dtypes() -> None:
+    """``storage_view=True`` gives the codes whether ml_dtypes is installed or not:
+    the result never depends on the environment; without it, onnx's dtype."""
+    x = np.array([0.3, -1e6, 448.0, 1e-9, np.nan])
+    for data_type, ml in ML.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            real = nh.saturate_cast(x, data_type)
+            view = nh.saturate_cast(x, data_type, storage_view=True)
+            expected = onh.saturate_cast(x, ml)
+        assert real.dtype == expected.dtype and real.tobytes() == expected.tobytes()
+        assert view.dtype == np.dtype(f"u{expected.dtype.itemsize}")
+        assert view.tobytes() == expected.tobytes()
+    e8m0 = nh.to_float8e8m0(x[:4], storage_view=True)
+    assert e8m0.dtype == np.uint8
+    assert e8m0.tobytes() == onh.to_float8e8m0(x[:4]).tobytes()
+    assert nh.to_float8e8m0(x[:4]).dtype == np.dtype(ml_dtypes.float8_e8m0fnu)
+    # a numpy type is the same either way
+    assert nh.saturate_cast(x[:4], TensorProto.FLOAT16, storage_view=True).dtype == np.float16

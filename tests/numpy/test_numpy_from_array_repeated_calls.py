@@ -42,12 +42,14 @@ ARRAYS = [
 def test_from_array(array: np.ndarray, name: str | None) -> None:
     native = array.dtype.isnative or array.dtype.itemsize == 1
     ref = array if native else array.astype(array.dtype.newbyteorder("="))  # onnx refuses ">f4"
-    expected = onh.from_array(ref, name).SerializeToString()
+    reference = onh.from_array(ref, name)
+    expected = reference.SerializeToString()
     first = nh.from_array(array, name)
     second = nh.from_array(array, name)
     assert first.encode() == second.encode() == expected
     assert first == second == TensorProto.decode(expected)
-    assert first.name == (name or None)
+    assert first.name == reference.name == (name or "")
+    assert first.HasField("name") == reference.HasField("name") == bool(name)
     second.float_data.append(1.0)  # the two share no field
     second.dims.append(7)
     assert len(first.float_data) == 0
@@ -72,7 +74,9 @@ def test_from_list_elements() -> None:
 
 def test_enum_type_fields_encode_as_ints() -> None:
     s = nh.from_list([[np.zeros(2, np.float32)]])
-    assert type(s.elem_type) is SequenceProto.DataType
+    # protobuf's enum values are plain ints, as set and as decoded
+    assert type(onh.from_list([[np.zeros(2, np.float32)]]).elem_type) is int
+    assert type(s.elem_type) is int and s.elem_type == SequenceProto.SEQUENCE
     plain = SequenceProto.decode(s.encode())
     assert type(plain.elem_type) is int
     assert (

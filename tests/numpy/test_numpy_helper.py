@@ -461,14 +461,15 @@ def _onnx_gap(message: Any) -> bool:
         children = [*message.sequence_values, *message.map_values, *message.optional_values]
         return any(_onnx_gap(c) for c in children)
     if isinstance(message, onnxdata.MapProto):  # onnx cannot read a map without values
-        return message.values is None or _onnx_gap(message.values)
+        return not message.HasField("values") or _onnx_gap(message.values)
     if isinstance(message, onnxdata.OptionalProto):
         field = {1: "tensor_value", 2: "sparse_tensor_value", 3: "sequence_value",
                  4: "map_value", 5: "optional_value"}.get(message.elem_type or 0)  # fmt: skip
         if field is None:
             return False
-        value = getattr(message, field)
-        return value is None or message.elem_type == 2 or _onnx_gap(value)
+        if not message.HasField(field):
+            return True
+        return message.elem_type == 2 or _onnx_gap(getattr(message, field))
     return False
 
 

@@ -79,7 +79,7 @@ def test_from_dict_string_list_and_dict_values(values: list[Any]) -> None:
     m = nh.from_dict(d)
     oracle, decoded = both(m)
     assert_same_value(nh.to_dict(decoded), onh.to_dict(oracle))
-    assert m.values is not None
+    assert m.HasField("values")
     assert m.values.encode() == nh.from_list(values).encode()
     if not isinstance(values[0], bytes):  # what a correct onnx would write
         assert m.values.encode() == onh.from_list(values).SerializeToString()
@@ -166,7 +166,7 @@ def test_from_optional_extensions() -> None:
     assert nh.to_optional(sparse).tolist() == np.eye(2).tolist()
 
     nested = nh.from_optional(np.arange(2), dtype=onnxdata.OptionalProto.OPTIONAL)
-    assert nested.optional_value is not None and nested.optional_value.elem_type == 1
+    assert nested.HasField("optional_value") and nested.optional_value.elem_type == 1
     assert nh.to_optional(nested).tolist() == [0, 1]
     with pytest.raises(TypeError, match=r"valid OptionalProto\.DataType"):
         nh.from_optional(np.zeros(1), dtype=True)

@@ -51,7 +51,7 @@ def test_from_dense_round_trip(a: np.ndarray, coordinates: bool, name: str) -> N
             nh.from_dense(a)
         return
     sparse = nh.from_dense(a, name, coordinates=coordinates)
-    assert sparse.values is not None and sparse.indices is not None
+    assert sparse.HasField("values") and sparse.HasField("indices")
     assert sparse.values.name == name and sparse.dims == list(a.shape)
     assert sparse.indices.data_type == T.INT64
     assert _checker_accepts(sparse)
@@ -74,7 +74,7 @@ def _canonical(a: np.ndarray) -> np.ndarray:
 def test_from_dense_strings(strs: list[str], coordinates: bool) -> None:
     a = np.array(strs, dtype=object).reshape(1, -1)
     sparse = nh.from_dense(a, "s", coordinates=coordinates)
-    assert sparse.values is not None
+    assert sparse.HasField("values")
     assert sparse.values.string_data == [s.encode() for s in strs if s]
     assert_same_value(nh.to_array(sparse), a)
     u = np.array(strs)
@@ -84,7 +84,7 @@ def test_from_dense_strings(strs: list[str], coordinates: bool) -> None:
 def test_zero_is_all_bits_zero() -> None:
     a = np.array([0.0, -0.0, np.nan, 0.0, 1.0], dtype=np.float32)
     sparse = nh.from_dense(a)
-    assert sparse.indices is not None
+    assert sparse.HasField("indices")
     assert nh.to_array(sparse.indices).tolist() == [1, 2, 4]  # -0.0 and NaN are kept
     assert nh.to_array(sparse).tobytes() == a.tobytes()
     e8m0 = np.array([1.0, 2.0**-127, 4.0], dtype=ml_dtypes.float8_e8m0fnu)
@@ -133,7 +133,7 @@ def raw_sparse(draw: Any) -> onnxdata.SparseTensorProto:
 def _reference(sparse: onnxdata.SparseTensorProto) -> np.ndarray:
     values = nh.to_array(sparse.values)  # type: ignore[arg-type]
     dense = np.zeros(math.prod(sparse.dims), dtype=values.dtype)
-    if sparse.indices is not None:
+    if sparse.HasField("indices"):  # unset: read as an empty stand-in
         idx = nh.to_array(sparse.indices)
         for i, v in enumerate(values):
             pos = (
@@ -188,7 +188,7 @@ def _sp(values: Any = None, indices: Any = None, dims: Any = (4,)) -> Any:
     ],
 )
 def test_refused_sparse_tensors(sparse: onnxdata.SparseTensorProto, message: str) -> None:
-    if sparse.values is not None:
+    if sparse.HasField("values"):
         assert not _checker_accepts(sparse)
     with pytest.raises(ValueError, match=message):
         nh.to_array(sparse)

@@ -245,7 +245,7 @@ def test_to_optional_field_checks() -> None:
         optional_value=Opt(elem_type=3, sequence_value=S(elem_type=1, tensor_values=[t])),
     )
     assert nh.to_optional(nested)[0].shape == (3, 4)
-    with pytest.raises(ValueError, match="OptionalProto '' has elem_type None but tensor_value"):
+    with pytest.raises(ValueError, match="OptionalProto '' has elem_type 0 but tensor_value"):
         nh.to_optional(Opt(tensor_value=t))
     with pytest.raises(ValueError, match="OptionalProto 'q' has elem_type 1 but sequence_value"):
         nh.to_optional(Opt(elem_type=1, name="q", tensor_value=t, sequence_value=S()))
