@@ -386,14 +386,25 @@ def misfit(msg: Message) -> int:
     """
     spec = spec_of(type(msg))
     score = len(msg.unknown_fields)  # type: ignore[attr-defined]
+    # The slots, None while unset: reading an unset sub-message by name gives
+    # an empty stand-in (OptionalProto.optional_value would give one forever),
+    # and an unset ``*_type`` field its default.
     for f in spec.children():
-        value = getattr(msg, f.name)
+        value = getattr(msg, f.slot)
         if f.repeated:
-            for sub in value:
+            for sub in value or ():
                 score += misfit(sub)
         elif value is not None:
             score += misfit(value)
-    return score + type_misfit(spec, lambda f: getattr(msg, f.name))
+    return score + type_misfit(spec, lambda f: _present(getattr(msg, f.slot), f.repeated))
+
+
+def _present(value: Any, repeated: bool) -> Any:
+    """A slot's value as :func:`type_misfit` reads it: None while unset, and an
+    unused repeated field (no container yet) as empty."""
+    if repeated and value is None:
+        return ()
+    return value
 
 
 # -- the quick look: each field's number and wire type, from the schema -------------
