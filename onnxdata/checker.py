@@ -122,7 +122,8 @@ def _validate(message: Message) -> None:
 
 
 def _walk(root: Message) -> Iterator[tuple[str, Any]]:
-    """Every message in ``root`` with its path, depth first (each met once)."""
+    """Every message in ``root`` with its path, depth first (each met once); only
+    the sub-messages that are set."""
     seen: set[int] = set()
     stack: list[tuple[str, Any]] = [(spec_of(type(root)).name, root)]
     while stack:
@@ -135,7 +136,10 @@ def _walk(root: Message) -> Iterator[tuple[str, Any]]:
         for f in spec_of(type(msg)).fields:
             if f.kind != MESSAGE:
                 continue
-            value: Any = getattr(msg, f.name, None)
+            # The slot, None while unset: by name, an unset sub-message reads
+            # as an empty stand-in, and OptionalProto.optional_value gives one
+            # at every level, forever.
+            value: Any = getattr(msg, f.slot, None)
             if f.repeated:
                 if hasattr(value, "__iter__"):
                     children.extend((f"{path}.{f.name}[{i}]", m) for i, m in enumerate(value))
@@ -154,8 +158,14 @@ def _required(root: Message) -> Iterator[Violation]:
                 break
 
 
+def _missing(msg: Any, name: str) -> bool:
+    """Whether the field ``name`` of ``msg`` is unset (as ``not HasField``), read from
+    its slot: a slot that was deleted is missing too (``check()`` reports it)."""
+    return getattr(msg, spec_of(type(msg)).by_name[name].slot, None) is None
+
+
 def _tensor_required(path: str, msg: Any) -> Iterator[Violation]:
-    if msg.data_type is None:
+    if _missing(msg, "data_type"):
         yield Violation(f"{path}.data_type", "Field 'data_type' of 'tensor' is required "
                                              "but missing.")  # fmt: skip
     elif msg.data_type == _DT.UNDEFINED:
@@ -181,7 +191,7 @@ def _sparse_required(path: str, msg: Any) -> Iterator[Violation]:
 def _element_required(path: str, msg: Any) -> Iterator[Violation]:
     """A sequence's or optional's element type is set, and one it may hold."""
     what = "sequence" if isinstance(msg, SequenceProto) else "optional"
-    if msg.elem_type is None:
+    if _missing(msg, "elem_type"):
         yield Violation(f"{path}.elem_type", f"Field 'elem_type' of '{what}' is "
                                              "required but missing.")  # fmt: skip
     elif msg.elem_type == SequenceProto.OPTIONAL or (
@@ -195,10 +205,10 @@ def _element_required(path: str, msg: Any) -> Iterator[Violation]:
 
 
 def _map_required(path: str, msg: Any) -> Iterator[Violation]:
-    if msg.key_type is None:
+    if _missing(msg, "key_type"):
         yield Violation(f"{path}.key_type", "Field 'key_type' of 'map' is required "
                                             "but missing.")  # fmt: skip
-    if msg.values is None:
+    if _missing(msg, "values"):
         yield Violation(f"{path}.values", "Field 'values' of 'map' is required "
                                           "but missing.")  # fmt: skip
 

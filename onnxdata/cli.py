@@ -386,8 +386,12 @@ def _guarded(path: str, action: Callable[[], int]) -> int:
     for input they cannot take (a number too large, nesting too deep, a
     declared size that cannot be allocated) is bad input too.
     """
+    from ._io.models import ModelFileError
+
     try:
         return action()
+    except ModelFileError as err:
+        return _fail(path, str(err))  # the whole file is the problem: no offset
     except DecodeError as err:
         return _fail(path, f"offset {err.offset}: {err}")
     except EncodeError as err:

@@ -123,9 +123,9 @@ def set_external_data(
     """
 
     def change(t: TensorProto) -> None:
-        if t.raw_data is None:
+        if not t.HasField("raw_data"):
             raise ValueError(
-                f"Tensor {t.name or ''} does not have raw_data field. "
+                f"Tensor {t.name} does not have raw_data field. "
                 "Cannot set external data for this tensor."
             )
         values = {
@@ -192,7 +192,7 @@ def save_external_data(tensor: TensorProto, base_path: str) -> None:
 
     def change(t: TensorProto) -> None:
         info = ExternalDataInfo(t)
-        if t.raw_data is None:
+        if not t.HasField("raw_data"):
             raise ValidationError("raw_data field doesn't exist.")
         offset, length = write_external_data(t, base_path, t.raw_data)
         set_external_data(t, info.location, offset, length)
@@ -237,9 +237,12 @@ def get_all_tensors(message: Message) -> Iterator[TensorProto]:
         for f in spec_of(type(msg)).fields:
             if f.kind != MESSAGE:
                 continue
-            value = getattr(msg, f.name)
+            # The slot, None while unset: by name, an unset sub-message reads as
+            # an empty stand-in, and OptionalProto.optional_value gives one at
+            # every level, forever.
+            value = getattr(msg, f.slot)
             if f.repeated:
-                children.extend(value)
+                children.extend(value or ())
             elif value is not None:
                 children.append(value)
         stack.extend(reversed(children))
@@ -299,7 +302,7 @@ def convert_tensors_to_external_data(
         split_location(file_name)  # refuses an absolute or escaping location now
 
     def change(t: TensorProto) -> None:
-        if t.raw_data is not None and len(memoryview(t.raw_data).cast("B")) >= size_threshold:
+        if t.HasField("raw_data") and len(memoryview(t.raw_data).cast("B")) >= size_threshold:
             set_external_data(t, file_name if all_tensors_to_one_file else _file_name(t))
 
     _each(tensors, change)
@@ -316,7 +319,7 @@ def convert_tensors_from_external_data(tensors: Any) -> None:
 
     def change(t: TensorProto) -> None:
         if _uses(t):
-            if t.raw_data is None:
+            if not t.HasField("raw_data"):
                 raise ValueError("raw_data field doesn't exist.")
             del t.external_data[:]
             t.data_location = TensorProto.DEFAULT
@@ -334,9 +337,9 @@ def write_external_data_tensors(tensors: Any, filepath: str) -> Any:
     """
 
     def change(t: TensorProto) -> None:
-        if _uses(t) and t.raw_data is not None:
+        if _uses(t) and t.HasField("raw_data"):
             save_external_data(t, filepath)
-            t.raw_data = None
+            t.ClearField("raw_data")
 
     _each(tensors, change)
     return tensors

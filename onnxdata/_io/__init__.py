@@ -1,2 +1,1 @@
-"""Files and streams: atomic writes, memory maps, streaming, type detection, external data.
-"""
+"""Files and streams: atomic writes, memory maps, streaming, type detection, external data."""

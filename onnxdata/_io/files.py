@@ -41,6 +41,7 @@ from .._messages.declarations import (
     TensorProto,
 )
 from .atomic import AtomicFile
+from .models import refuse_model
 from .owned import Descriptor
 
 TYPE_CHECKING = False
@@ -214,13 +215,19 @@ def load(
     tie goes to the first of TensorProto, SparseTensorProto, SequenceProto,
     MapProto, OptionalProto.  Some bytes are truly ambiguous (an empty file;
     an ``OptionalProto`` holding a tensor is byte for byte a one-element
-    ``SequenceProto``): pass ``type`` whenever it is known.
+    ``SequenceProto``): pass ``type`` whenever it is known.  An ONNX model
+    file (a ``ModelProto``) is refused when detecting, not returned as a data
+    message made of unknown fields; with ``type`` given, it is decoded as
+    that type, as protobuf would.
 
     Only a regular file is read; its size is checked against ``max_size``
     before anything is read, so ``load("/dev/zero", max_size=...)`` or a FIFO
     fails at once instead of reading forever or blocking.
 
     Raises:
+        ModelFileError: (a ``DecodeError``) ``type`` is None and the file is
+            an ONNX model: "this is an ONNX model (ModelProto), which
+            onnxdata does not read yet".
         DecodeError: the file is not a valid encoding of ``type`` (of any
             type, when detecting: the error is the one for TensorProto), or
             is larger than ``max_size``.
@@ -386,14 +393,25 @@ def misfit(msg: Message) -> int:
     """
     spec = spec_of(type(msg))
     score = len(msg.unknown_fields)  # type: ignore[attr-defined]
+    # The slots, None while unset: reading an unset sub-message by name gives
+    # an empty stand-in (OptionalProto.optional_value would give one forever),
+    # and an unset ``*_type`` field its default.
     for f in spec.children():
-        value = getattr(msg, f.name)
+        value = getattr(msg, f.slot)
         if f.repeated:
-            for sub in value:
+            for sub in value or ():
                 score += misfit(sub)
         elif value is not None:
             score += misfit(value)
-    return score + type_misfit(spec, lambda f: getattr(msg, f.name))
+    return score + type_misfit(spec, lambda f: _present(getattr(msg, f.slot), f.repeated))
+
+
+def _present(value: Any, repeated: bool) -> Any:
+    """A slot's value as :func:`type_misfit` reads it: None while unset, and an
+    unused repeated field (no container yet) as empty."""
+    if repeated and value is None:
+        return ()
+    return value
 
 
 # -- the quick look: each field's number and wire type, from the schema -------------
@@ -595,10 +613,16 @@ def detect(
     reader that previews instead of decoding.  With ``ties``, every type
     that scores as well as the winner is read too and listed.
 
+    Bytes with the shape of an ONNX model are refused first (see
+    ``models.py``): no data type fits them exactly, and the best fit would
+    be a message made of unknown fields.
+
     Raises:
+        ModelFileError: (a ``DecodeError``) the bytes are an ONNX model.
         DecodeError: the bytes are a valid encoding of none of the types; the
             error is the one for the first of them.
     """
+    refuse_model(view)
     if read is None:
         read = _decoder(view, copy)
     search = _Search(view, read)

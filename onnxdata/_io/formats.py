@@ -117,7 +117,9 @@ def _fill(target: Any, source: Message) -> Any:
         target.ParseFromString(source.encode())
         return target
     for f in spec_of(type(source)).fields:
-        setattr(target, f.name, getattr(source, f.name))
+        # The slots, not the properties: an unset field stays unset (reading it
+        # by name would give its default, and writing that would set it).
+        setattr(target, f.slot, getattr(source, f.slot))
     setattr(target, UNKNOWN_FIELDS, getattr(source, UNKNOWN_FIELDS))
     return target
 

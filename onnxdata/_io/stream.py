@@ -85,7 +85,10 @@ class SequenceWriter:
                 f"or an element class, not {elem_type!r}"
             )
         self._tag, self._cls, self._field = _KINDS[kind]
-        header = SequenceProto(name=name, elem_type=kind).encode()  # fields 1 and 2 come first
+        first = SequenceProto(elem_type=kind)
+        if name is not None:  # None leaves the name unset: no field 1 is written
+            first.name = name
+        header = first.encode()  # fields 1 and 2 come first
         self.count = 0
         self._closed = False
         self._failed: BaseException | None = None  # the write that broke the stream

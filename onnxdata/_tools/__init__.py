@@ -1,2 +1,1 @@
-"""Tools over messages: the validator, ``show`` and the schema-less ``raw`` dump.
-"""
+"""Tools over messages: the validator, ``show`` and the schema-less ``raw`` dump."""

@@ -219,11 +219,13 @@ def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
     readers, subs, fast = _READERS.get(spec) or _make_readers(spec)
     try:
         values, problems = fast(msg)
-    except AttributeError:  # a field's attribute was deleted: one field at a time
+    except AttributeError:  # a field's slot was deleted: one field at a time
         values, problems = {}, []
-        for name, read in readers:
+        for f, (name, read) in zip(spec.fields, readers, strict=True):
             try:
-                value = getattr(msg, name)
+                # The slot, as the fast path reads it: by name, an unset
+                # sub-message would read as a stand-in, walked forever.
+                value = getattr(msg, f.slot)
             except AttributeError:
                 problems.append((name, "has no value (its attribute was deleted)"))
                 value = None
@@ -280,8 +282,8 @@ def _make_fast(
     ``attrgetter`` call, each value passes a test inlined for its kind (unset,
     an empty list, an int in range, ``bytes``, an ASCII ``str``, an ``array``
     of the field's typecode, a message of the field's class), and only other
-    values go through the field's reader.  Raises AttributeError if an
-    attribute was deleted.
+    values go through the field's reader.  Raises AttributeError if a slot
+    was deleted.
     """
     # The slots, not the fields' names: an unused repeated field is None in
     # its slot (read here as an empty list, never mutated), and reading the

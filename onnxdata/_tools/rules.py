@@ -369,7 +369,7 @@ def _element_type(msg: Any, v: dict[str, Any], bad: Bad) -> None:
         bad("", f"more than one element type is populated: {names}")
     for k, name in populated:
         if k != et:
-            expected = SequenceProto.DataType(et).name  # OptionalProto's are the same
+            expected = SequenceProto.DataType.Name(et)  # OptionalProto's are the same
             bad(name, f"{name} is populated but elem_type is {expected}")
 
 

@@ -63,7 +63,7 @@ def _check_file(path: Path, tensors: list[TensorProto]) -> None:
         expected = bytes(t.raw_data)  # type: ignore[arg-type]
         assert data[info.offset : info.offset + info.length] == expected, t.name
         copy = TensorProto.decode(t.encode())
-        copy.raw_data = None
+        copy.ClearField("raw_data")
         load_external_data_for_tensor(copy, str(path.parent))
         assert copy.raw_data == expected
         ranges.append((info.offset, info.offset + info.length))

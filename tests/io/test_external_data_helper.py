@@ -179,7 +179,7 @@ def test_save_external_data_writes_the_file_onnx_writes(
         size = (mine / "data.bin").stat().st_size
         assert (mine / "data.bin").read_bytes() == (their_dir / "data.bin").read_bytes()
         del t.raw_data  # a tensor written out holds only the reference
-        t.raw_data = None
+        t.ClearField("raw_data")
         back, o_back = TensorProto.decode(t.encode()), to_oracle(t)
         ours.load_external_data_for_tensor(back, str(mine))
         theirs.load_external_data_for_tensor(o_back, str(their_dir))
@@ -190,7 +190,7 @@ def test_save_external_data_writes_the_file_onnx_writes(
 def test_load_external_data_for_tensor_bounds_offset_and_length(tmp_path: pathlib.Path) -> None:
     (tmp_path / "data.bin").write_bytes(b"0123456789")
     t = tensor(raw=b"", data_location=TensorProto.EXTERNAL)
-    t.raw_data = None
+    t.ClearField("raw_data")
     t.external_data = [E(key="location", value="data.bin"), E(key="offset", value="11")]
     with pytest.raises(ValueError, match=r"offset.*exceeds file size"):
         ours.load_external_data_for_tensor(t, str(tmp_path))
@@ -350,7 +350,7 @@ def test_a_failed_write_is_cut_back(
 
 def test_save_needs_raw_data(tmp_path: pathlib.Path) -> None:
     t = marked("data.bin")
-    t.raw_data = None
+    t.ClearField("raw_data")
     with pytest.raises(ValidationError, match="raw_data field doesn't exist"):
         ours.save_external_data(t, str(tmp_path))
     assert not list(tmp_path.iterdir())
@@ -407,7 +407,7 @@ def test_convert_from_external_data_keeps_the_values() -> None:
     assert mine == [TensorProto.decode(t.encode()) for t in mine]
     assert all(t.data_location == TensorProto.DEFAULT and not t.external_data for t in mine)
     gone = tensor(data_location=TensorProto.EXTERNAL)
-    gone.raw_data = None
+    gone.ClearField("raw_data")
     with pytest.raises(ValueError, match="raw_data field doesn't exist"):
         ours.convert_tensors_from_external_data([gone])
 
@@ -438,7 +438,7 @@ def test_a_data_message_goes_out_and_back_in_place(tmp_path: pathlib.Path) -> No
     seq = nested()
     ours.convert_tensors_to_external_data(seq, location="d.bin", size_threshold=0)
     ours.write_external_data_tensors(seq, str(tmp_path))
-    assert all(t.raw_data is None for t in ours.get_all_tensors(seq))
+    assert not any(t.HasField("raw_data") for t in ours.get_all_tensors(seq))
     assert (tmp_path / "d.bin").stat().st_size == 4 * 12
     ours.load_external_data_for_tensors(seq, str(tmp_path))
     for t in ours.get_all_tensors(seq):

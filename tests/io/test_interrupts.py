@@ -268,10 +268,10 @@ def test_load_external_data(monkeypatch: pytest.MonkeyPatch, folder: Path, by_pa
     (folder / "sub").mkdir()
     stored = _external("sub/x.bin")
     save_external_data(stored, str(folder))
-    stored.raw_data = None
+    stored.ClearField("raw_data")
 
     def check(t: TensorProto, completed: bool) -> None:
-        assert t.raw_data is None
+        assert not t.HasField("raw_data")
 
     _each_interrupt(
         monkeypatch,

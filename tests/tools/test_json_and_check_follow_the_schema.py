@@ -132,7 +132,7 @@ def test_from_json_refuses_what_json_format_refuses_on_depth() -> None:
 
     levels = 0
     o: Any = Parse(nested(99), OptionalProto())  # json_format.Parse takes 99
-    while o.optional_value is not None:
+    while o.HasField("optional_value"):
         o, levels = o.optional_value, levels + 1
     assert levels == 99
     with pytest.raises(ParseError, match="Message too deep"):
