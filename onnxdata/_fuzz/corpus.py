@@ -118,7 +118,7 @@ def _container_seeds(folder: Folder, count: int) -> None:
     """Sequences or optionals of each element type, and an empty one of each."""
     cls, rng = folder.cls, folder.rng
     for kind in ELEMENT_KINDS:
-        label = cls.DataType(kind).name.lower()  # type: ignore[attr-defined]
+        label = cls.DataType.Name(kind).lower()  # type: ignore[attr-defined]
         for i in range(count):
             if cls is SequenceProto:
                 msg: Message = sequence(rng, kind, 0, rng.randint(1, 3))
@@ -244,9 +244,7 @@ def _build(cls: type[Message], seed: int, count: int) -> dict[str, bytes]:
     defects = len(_applicable(cls))
     i = 0
     while defects > 0.6 * len(folder.files):  # small messages: more valid seeds
-        folder.valid(
-            "random", sample(cls, folder.rng, 1) if i % 2 else filled(cls, folder.rng, 1)
-        )
+        folder.valid("random", sample(cls, folder.rng, 1) if i % 2 else filled(cls, folder.rng, 1))
         i += 1
     _malformed_seeds(folder)
     return folder.files

@@ -166,7 +166,7 @@ def _scalar_body(kind: str, rng: random.Random, field: Any = None) -> tuple[int,
             return LEN, rng.choice(TEXT_EDGES)
         return LEN, rng.randbytes(rng.randrange(20))
     if kind == "enum" and field is not None and field.enum is not None and rng.random() < 0.7:
-        return VARINT, varint(int(rng.choice(list(field.enum))))
+        return VARINT, varint(rng.choice(field.enum.values()))
     return VARINT, varint(_int_value(rng))
 
 

@@ -232,7 +232,7 @@ def _unknown_enum(folder: Folder, records: list[Record]) -> bytes | None:
         return None
     f = folder.rng.choice(enums)
     assert f.enum is not None
-    value = max(f.enum) + folder.rng.randint(1, 100)
+    value = max(f.enum.values()) + folder.rng.randint(1, 100)
     return record(f.number, VARINT, overlong_varint(value)) + join(records)
 
 

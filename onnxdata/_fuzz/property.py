@@ -23,6 +23,7 @@ from typing import Any
 
 from .._core.errors import DecodeError
 from .._core.schema import MESSAGE, FieldSpec, MessageSpec, spec_of
+from .._core.unset import STAND_INS
 from .._messages.declarations import Message, TensorProto
 
 __all__ = ["Bits", "Disagreement", "WrongType", "check_parser", "message_class"]
@@ -198,7 +199,7 @@ def _read_scalar(f: FieldSpec, value: Any, from_dict: bool) -> Any:
         if _JSON_INT.fullmatch(value):
             return int(value)
         if f.enum is not None and value in f.enum.__members__:
-            return int(f.enum[value])
+            return f.enum.Value(value)
         return WrongType(value, _wanted(f))
     if f.enum is not None and isinstance(value, enum.Enum) and isinstance(value.value, int):
         value = value.value  # an enum member that is not an int itself
@@ -274,7 +275,8 @@ def _is_message(value: Any, spec: MessageSpec) -> bool:
     if isinstance(value, _NOT_MESSAGES):
         return False
     if isinstance(value, Message):
-        return type(value) is spec.cls
+        # A stand-in (what reading an unset sub-message gives) is an empty message of its class.
+        return type(value) is spec.cls or (type(value) in STAND_INS and isinstance(value, spec.cls))
     descriptor = getattr(value, "DESCRIPTOR", None)
     full_name = getattr(descriptor, "full_name", None)
     return not isinstance(full_name, str) or _names(full_name, spec)
@@ -290,9 +292,15 @@ def _read_message(value: Any, spec: MessageSpec, from_dict: bool) -> Any:
     if not (isinstance(value, dict) if from_dict else _is_message(value, spec)):
         return WrongType(value, f"a {spec.name} message")
     out: dict[str, Any] = {}
+    ours = isinstance(value, Message)
     for f in spec.fields:
         if from_dict:
             field_value = value.get(f.json_name, value.get(f.name))
+        elif ours:
+            # The slot, not the name: an unset field reads as its default (a
+            # sub-message as an empty stand-in, endlessly for a message that
+            # nests its own type), and only the slot's None tells it unset.
+            field_value = getattr(value, f.slot)
         else:
             field_value = getattr(value, f.name, None)
         if field_value is None:
@@ -468,7 +476,8 @@ def check_parser(
     protobuf accepts and reads the same values).  What ``parse`` returns is
     compared field by field in number order, after it is made comparable:
 
-    * an onnxdata message: read directly; ``None`` is unset.
+    * an onnxdata message: read directly, each field's presence as
+      ``HasField`` tells it (an unset field is unset, not its default).
     * a protobuf message (``onnx.TensorProto`` or any class with
       ``SerializeToString`` and ``DESCRIPTOR``): a copy without its unknown
       fields is serialized and read back, so presence and float bits are

@@ -33,8 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._core.schema import FieldSpec
 
 DT = TensorProto.DataType
-STRING_TYPE = int(DT.STRING)
-INT64_TYPE = int(DT.INT64)
+STRING_TYPE = DT.STRING
+INT64_TYPE = DT.INT64
 TENSOR_SPEC = spec_of(TensorProto)
 Entry = StringStringEntryProto
 
@@ -72,7 +72,7 @@ def scalar(f: FieldSpec, rng: random.Random) -> Any:
     """A random value of a non-message field's kind."""
     if f.kind == ENUM:
         assert f.enum is not None
-        return int(rng.choice(list(f.enum)))
+        return rng.choice(f.enum.values())
     if f.kind == STRING:
         return text(rng)
     if f.kind == BYTES:

@@ -7,7 +7,7 @@ is checked as it is drawn (``value_or_strategy``).
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -42,11 +42,14 @@ def sizes(min_size: object, max_size: object) -> tuple[int, int]:
     return lo, hi
 
 
-def choice_arg(name: str, value: object, allowed: Iterable[int]) -> int:
-    """``value`` as one of ``allowed`` (enumerators), else InvalidArgument."""
+def choice_arg(
+    name: str, value: object, allowed: Iterable[int], name_of: Callable[[int], str]
+) -> int:
+    """``value`` as one of ``allowed``, else InvalidArgument naming each allowed value
+    (enum values are plain ints: ``name_of`` is the enum's ``Name``)."""
     allowed = list(allowed)
     if not is_int(value) or value not in allowed:
-        names = ", ".join(f"{getattr(a, 'name', a)} ({int(a)})" for a in allowed)
+        names = ", ".join(f"{name_of(a)} ({a})" for a in allowed)
         raise InvalidArgument(f"{name} must be one of {names}; got {value!r}")
     return int(value)
 

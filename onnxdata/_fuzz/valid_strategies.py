@@ -53,7 +53,6 @@ _ANY_KEY_TYPE = st.just(DT.STRING) | st.sampled_from(_KEY_TYPES[:-1])
 _LOCATION = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=8)
 
 
-
 # ---- the two small messages ------------------------------------------------------------
 
 
@@ -74,7 +73,8 @@ def segments(size: Any = None) -> st.SearchStrategy[Segment]:
     """``TensorProto.Segment`` messages with ``0 <= begin <= end <= size``.
 
     ``size`` (an int or a strategy; default 0 to 64) is the element count the
-    segment lies in; ``begin`` or ``end`` is sometimes left unset.
+    segment lies in; ``begin``, ``end`` or both are sometimes left unset (an
+    unset ``end`` is the element count; both unset, the segment is set and empty).
 
     Raises:
         InvalidArgument: ``size`` is (or draws) something else than a non-negative int.
@@ -90,7 +90,13 @@ def segments(size: Any = None) -> st.SearchStrategy[Segment]:
 def _segment_of(size: int) -> st.SearchStrategy[Segment]:
     def make(pair: tuple[int, int], keep: int) -> Segment:
         begin, end = sorted(pair)
-        return Segment(begin=begin if keep != 1 else None, end=end if keep != 2 else None)
+        # keep: 1 leaves begin unset, 2 end, 3 both (a set, empty segment); else both set.
+        segment = Segment()
+        if keep not in (1, 3):
+            segment.begin = begin
+        if keep not in (2, 3):
+            segment.end = end
+        return segment
 
     return st.builds(make, st.tuples(st.integers(0, size), st.integers(0, size)), st.integers(0, 5))
 
@@ -103,7 +109,7 @@ def _floats(width: int) -> st.SearchStrategy[float]:
 
 
 def _check_dtype(value: object) -> int:
-    return choice_arg("dtype", value, _DTYPES)
+    return choice_arg("dtype", value, _DTYPES, DT.Name)
 
 
 def _check_element(dtype: int, value: object) -> Any:
@@ -234,9 +240,10 @@ def _tensors(
     if draw(st.integers(0, 3)) == 0:
         t.data_location = TensorProto.DEFAULT
     if segment or (segment is None and draw(st.integers(0, 5)) == 0):
-        t.segment = draw(_segment_of(n))
-        begin = t.segment.begin or 0
-        end = t.segment.end if t.segment.end is not None else n
+        t.segment = segment_drawn = draw(_segment_of(n))
+        # An unset begin reads 0; an unset end means the element count.
+        end = segment_drawn.end if segment_drawn.HasField("end") else n
+        begin = segment_drawn.begin
         n = max(end - begin, 0)
     if use == "raw":
         t.raw_data = _raw_data(draw, dt, n)
@@ -381,7 +388,9 @@ def _elem_types(elem_type: Any, depth: int) -> st.SearchStrategy[int]:
     if elem_type is None:
         return _kinds(depth)
     return value_or_strategy(  # type: ignore[no-any-return]
-        "elem_type", elem_type, lambda v: choice_arg("elem_type", v, _ELEM_TYPES)
+        "elem_type",
+        elem_type,
+        lambda v: choice_arg("elem_type", v, _ELEM_TYPES, SequenceProto.DataType.Name),
     )
 
 
@@ -392,8 +401,9 @@ def sequences(
     tensors share one data_type; ``min_size`` to ``max_size`` elements;
     sequences, maps and optionals nest up to ``max_depth`` levels.
 
-    ``elem_type=UNDEFINED`` (0) gives empty sequences: an untyped sequence
-    passes ``check()`` only when it holds nothing, so ``min_size`` must be 0.
+    ``elem_type=UNDEFINED`` (0) gives empty sequences, their ``elem_type`` set
+    to 0 or left unset: an untyped sequence passes ``check()`` only when it
+    holds nothing, so ``min_size`` must be 0.
 
     Raises:
         InvalidArgument: an unknown ``elem_type``; a negative size or depth;
@@ -402,7 +412,7 @@ def sequences(
     depth = depth_arg(max_depth)
     lo, hi = sizes(min_size, max_size)
     if elem_type == SequenceProto.UNDEFINED and not isinstance(elem_type, st.SearchStrategy):
-        choice_arg("elem_type", elem_type, _ELEM_TYPES)
+        choice_arg("elem_type", elem_type, _ELEM_TYPES, SequenceProto.DataType.Name)
         if lo:
             raise InvalidArgument(f"an UNDEFINED sequence holds no elements: min_size={lo}")
     return _sequences(_elem_types(elem_type, depth), depth, lo, hi)
@@ -414,6 +424,8 @@ def _sequences(
 ) -> SequenceProto:
     kind = draw(kinds)
     seq = SequenceProto(elem_type=kind)
+    if kind == SequenceProto.UNDEFINED and draw(st.booleans()):
+        seq.ClearField("elem_type")  # unset and set to UNDEFINED differ on the wire
     if draw(st.booleans()):
         seq.name = draw(TEXT)
     if kind == SequenceProto.UNDEFINED:
@@ -442,7 +454,7 @@ def maps(
         _ANY_KEY_TYPE
         if key_type is None
         else value_or_strategy(
-            "key_type", key_type, lambda v: choice_arg("key_type", v, _KEY_TYPES)
+            "key_type", key_type, lambda v: choice_arg("key_type", v, _KEY_TYPES, DT.Name)
         )
     )
     return _maps(key_types, depth, lo, hi)
@@ -478,7 +490,7 @@ def _maps(
 def optionals(elem_type: Any = None, max_depth: int = 2) -> st.SearchStrategy[OptionalProto]:
     """Valid optionals: empty, or holding one value of ``elem_type`` (a value
     or a strategy).  ``elem_type=UNDEFINED`` (0) gives empty optionals, the
-    only untyped ones ``check()`` accepts.
+    only untyped ones ``check()`` accepts, their ``elem_type`` set to 0 or unset.
 
     Raises:
         InvalidArgument: an unknown ``elem_type``; a negative depth.
@@ -491,6 +503,8 @@ def optionals(elem_type: Any = None, max_depth: int = 2) -> st.SearchStrategy[Op
 def _optionals(draw: st.DrawFn, kinds: st.SearchStrategy[int], depth: int) -> OptionalProto:
     kind = draw(kinds)
     o = OptionalProto(elem_type=kind)
+    if kind == OptionalProto.UNDEFINED and draw(st.booleans()):
+        o.ClearField("elem_type")  # unset and set to UNDEFINED differ on the wire
     if draw(st.booleans()):
         o.name = draw(TEXT)
     if kind != OptionalProto.UNDEFINED and draw(st.integers(0, 3)):

@@ -128,7 +128,7 @@ def _scalar_chunks(pick: Picker, f: FieldSpec, wire_type: int, payload: bytes) -
         if wire_type == LEN:
             dup = pick.randbytes(pick.randint(0, 4))
         elif wire_type == VARINT:
-            values = [int(e) for e in f.enum] if f.kind == ENUM and f.enum is not None else None
+            values = f.enum.values() if f.kind == ENUM and f.enum is not None else None
             dup = overlong_varint(pick.choice(values) if values else pick.randint(0, 2**64 - 1))
         else:
             dup = pick.randbytes(FIXED_SIZES[wire_type])

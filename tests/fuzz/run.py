@@ -49,7 +49,8 @@ def run_target(name: str, work: Path, runs: int, max_len: int, timeout: int) -> 
         d.mkdir(parents=True, exist_ok=True)
     cmd = [
         sys.executable,
-        "-m", f"tests.fuzz.fuzz_{name}",
+        "-m",
+        f"tests.fuzz.fuzz_{name}",
         str(corpus),
         str(work / "seeds" / name),
         f"-dict={work / 'seeds' / 'wire.dict'}",
@@ -116,7 +117,7 @@ def main() -> int:
     p.add_argument("--export", type=Path, metavar="FILE", help="write the regression file")
     p.add_argument("--export-max", type=int, default=128, metavar="BYTES")
     args = p.parse_args()
-    import seeds  # needs onnx; imported late so --help works without it
+    from tests.fuzz import seeds  # needs onnx; imported late so --help works without it
 
     counts = seeds.write(args.work / "seeds", args.max_len)
     if args.export:

@@ -41,6 +41,8 @@ from tests.support.paths import FUZZ
 HERE = FUZZ
 
 _T = FieldDescriptor
+
+
 def backend_files() -> list[tuple[type, Path]]:
     """(message class, path) for every ``.pb`` of the onnx wheel's backend test data."""
     return corpus_files()

@@ -34,7 +34,8 @@ def _plain(m: Any) -> Any:
     attribute, unset scalars at their default, unset sub-messages None."""
     out = SimpleNamespace()
     for f in spec_of(type(m)).fields:
-        value = getattr(m, f.name)
+        # A singular field's slot (None while unset): its name would give the default.
+        value = getattr(m, f.name) if f.repeated else getattr(m, f.slot)
         if f.kind == "message":
             value = (
                 [_plain(v) for v in value]
@@ -165,6 +166,54 @@ def test_the_mutator_finds_each_planted_bug_from_an_empty_input(parse: Any) -> N
         except onnxdata.DecodeError:
             pass
     pytest.fail(f"{parse.__name__} not found in 3000 mutations")
+
+
+def test_an_onnxdata_result_is_compared_with_presence() -> None:
+    """Unset and set to the default read the same from an onnxdata message, but only the
+    slots (HasField) tell what the parser read: both directions are a Disagreement."""
+    unset = onnxdata.TensorProto(dims=[1]).encode()
+    zero = onnxdata.TensorProto(dims=[1], data_type=0, name="").encode()
+
+    def sets_data_type_0(data: bytes) -> Any:
+        t = onnxdata.TensorProto.decode(data)
+        t.data_type = 0
+        return t
+
+    def unsets_name(data: bytes) -> Any:
+        t = onnxdata.TensorProto.decode(data)
+        t.ClearField("name")
+        return t
+
+    with pytest.raises(Disagreement, match=r"TensorProto\.data_type: protobuf reads unset, "):
+        check_parser(sets_data_type_0, unset)
+    with pytest.raises(Disagreement, match=r"TensorProto\.name: protobuf reads b'', the parser "):
+        check_parser(unsets_name, zero)
+    check_parser(onnxdata.TensorProto.decode, zero)
+
+
+def test_unset_sub_messages_of_a_recursive_type_end() -> None:
+    """A parser that read (not set) every sub-message, nested: the stand-ins it read are unset,
+    and an OptionalProto holding itself is walked to its end, not for ever."""
+    inner = onnxdata.OptionalProto(elem_type=5, optional_value=onnxdata.OptionalProto())
+    data = onnxdata.OptionalProto(elem_type=5, optional_value=inner).encode()
+
+    def reads_everything(data: bytes) -> Any:
+        o = onnxdata.OptionalProto.decode(data)
+        probe = o
+        for _ in range(10):
+            assert probe.tensor_value.segment.begin == 0  # a read sets nothing
+            probe = probe.optional_value
+        return o
+
+    check_parser(reads_everything, data, message=onnxdata.OptionalProto)
+
+    def drops_the_innermost(data: bytes) -> Any:
+        o = onnxdata.OptionalProto.decode(data)
+        o.optional_value.ClearField("optional_value")  # the empty OptionalProto() inside
+        return o
+
+    with pytest.raises(Disagreement, match=r"OptionalProto\.optional_value\.optional_value: "):
+        check_parser(drops_the_innermost, data, message=onnxdata.OptionalProto)
 
 
 def test_a_bug_deep_inside_is_named_by_its_path() -> None:
@@ -552,7 +601,7 @@ def _wrong_values(f: Any, role: str, form: str) -> st.SearchStrategy[Any]:
         if form == "dict":
             text = text.map(lambda s: s + "!")  # never base64
         return st.one_of(*numbers, text, *lists)
-    names = set(f.enum.__members__) if f.enum is not None else set()
+    names = set(f.enum.keys()) if f.enum is not None else set()
     text = st.text(max_size=4)
     if form == "dict":
         text = text.filter(lambda s: s not in names and not _INT_TEXT.fullmatch(s))

@@ -26,11 +26,14 @@ ALL_FIELDS = {(spec_of(cls).name, f.name) for cls in MESSAGE_TYPES for f in spec
 
 
 def fields_set(msg: onnxdata.Message, into: set[tuple[str, str]]) -> None:
-    """Every (message name, field name) set in ``msg`` and its sub-messages, from the schema."""
+    """Every (message name, field name) set in ``msg`` and its sub-messages, from the schema.
+
+    Presence is read from the slots: a name gives an unset field's default, and an
+    unset sub-message's stand-in, which would nest without end in an OptionalProto."""
     spec = spec_of(type(msg))
     for f in spec.fields:
-        value = getattr(msg, f.name)
-        if len(value) if f.repeated else value is not None:
+        value = getattr(msg, f.slot)
+        if (value is not None and len(value) > 0) if f.repeated else value is not None:
             into.add((spec.name, f.name))
             if f.kind == "message":
                 for sub in value if f.repeated else [value]:
@@ -103,13 +106,74 @@ def test_every_field_of_every_message_is_set() -> None:
     assert sorted(ALL_FIELDS - seen) == []
 
 
+# Singular fields that the strategies leave unset, set to their default, and set to another
+# value (the others are always set, as ONNX's rules or the strategies' guarantees want them).
+BOTH_PRESENCES = {
+    ("MapProto", "name"),
+    ("OptionalProto", "elem_type"),
+    ("OptionalProto", "name"),
+    ("SequenceProto", "elem_type"),
+    ("SequenceProto", "name"),
+    ("StringStringEntryProto", "key"),
+    ("StringStringEntryProto", "value"),
+    ("TensorProto", "data_location"),
+    ("TensorProto", "doc_string"),
+    ("TensorProto", "name"),
+    ("TensorProto", "raw_data"),
+    ("TensorProto", "segment"),
+    ("TensorProto.Segment", "begin"),
+    ("TensorProto.Segment", "end"),
+}
+
+
+def presences(msg: onnxdata.Message, into: set[tuple[str, str, str]]) -> None:
+    """(message, field, "unset" | "default" | "other") of each singular field, anywhere."""
+    spec = spec_of(type(msg))
+    for f in spec.fields:
+        value = getattr(msg, f.slot)
+        if f.repeated:
+            if f.kind == "message":
+                for sub in value or []:
+                    presences(sub, into)
+            continue
+        assert msg.HasField(f.name) == (value is not None)
+        if value is None:
+            state = "unset"
+        elif f.kind == "message":
+            state = "other" if value.ListFields() else "default"
+            presences(value, into)
+        else:
+            state = "default" if value == f.zero and type(value) is type(f.zero) else "other"
+        into.add((spec.name, f.name, state))
+
+
+def test_unset_and_set_to_the_default_are_both_drawn() -> None:
+    seen: set[tuple[str, str, str]] = set()
+    for cls in MESSAGE_TYPES:
+
+        @settings(
+            max_examples=150,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(ods.messages(types=[cls]))
+        def collect(msg: onnxdata.Message) -> None:
+            presences(msg, seen)
+
+        collect()
+    wanted = {(m, f, s) for m, f in BOTH_PRESENCES for s in ("unset", "default", "other")}
+    assert sorted(wanted - seen) == []
+
+
 def test_external_tensors_name_a_location_and_hold_no_values() -> None:
     @FAST
     @given(ods.tensors(storage="external"))
     def external(t: TensorProto) -> None:
         assert t.data_location == TensorProto.EXTERNAL
         assert any(e.key == "location" and e.value for e in t.external_data)
-        assert t.raw_data is None
+        assert not t.HasField("raw_data")
         assert check(t) == []
 
     external()
@@ -120,8 +184,8 @@ def test_segments_lie_inside_the_element_count() -> None:
     @given(st.integers(0, 20).flatmap(lambda n: st.tuples(st.just(n), ods.segments(size=n))))
     def inside(pair: tuple[int, TensorProto.Segment]) -> None:
         n, seg = pair
-        begin = seg.begin if seg.begin is not None else 0
-        end = seg.end if seg.end is not None else n
+        begin = seg.begin  # 0 while unset
+        end = seg.end if seg.HasField("end") else n
         assert 0 <= begin <= end <= n
 
     inside()
@@ -263,12 +327,26 @@ def test_bad_arguments_raise_invalid_argument(make: Callable[[], Any]) -> None:
         make().example()
 
 
+@pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
+def test_a_bad_enum_argument_names_the_allowed_values() -> None:
+    # The enums' values are plain ints: the names come from the enum, not the values.
+    with pytest.raises(InvalidArgument, match=r"FLOAT \(1\), UINT8 \(2\), .*got 999"):
+        ods.tensors(dtype=999)
+    with pytest.raises(InvalidArgument, match=r"UNDEFINED \(0\), TENSOR \(1\), .*OPTIONAL \(5\)"):
+        ods.sequences(elem_type=9)
+    with pytest.raises(
+        InvalidArgument, match=r"key_type must be one of UINT8 \(2\), .*STRING \(8\)"
+    ):
+        ods.maps(key_type=st.just(77)).example()
+
+
 def test_undefined_element_type_gives_empty_messages() -> None:
     @FAST
     @given(ods.sequences(elem_type=0), ods.optionals(elem_type=st.just(0)))
     def empty(s: SequenceProto, o: OptionalProto) -> None:
         assert s.elem_type == 0 and not s.tensor_values and not s.sequence_values
-        assert o.elem_type == 0 and o.tensor_value is None and o.map_value is None
+        assert o.elem_type == 0
+        assert [f for f, _ in o.ListFields() if f.kind == "message"] == []
         assert check(s) == [] and check(o) == []
 
     empty()
