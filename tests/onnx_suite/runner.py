@@ -2,8 +2,9 @@
 
 The test files come from onnx's source distribution (the wheel has none):
 ``pip download onnx==1.23.2 --no-deps --no-binary :all:`` leaves
-``onnx-1.23.2.tar.gz``; ``ONNXDATA_ONNX_SOURCE`` (or ``--source``) names the
-archive, its unpacked folder, or that folder's ``tests/python``.  The files of
+``onnx-1.23.2.tar.gz`` (GitHub's archive of the ``v1.23.2`` tag serves too);
+``ONNXDATA_ONNX_SOURCE`` (or ``--source``) names the archive, its unpacked
+folder, or that folder's ``tests/python``.  The files of
 :data:`.scope.FILES` are copied to a temporary folder, their onnx imports
 rewritten (:mod:`.rewrite`), and pytest runs them in a subprocess with
 :mod:`.plugin`, which keeps the in-scope tests (:mod:`.scope`) and records
@@ -95,8 +96,12 @@ def find_source(given: str | None, work: Path) -> Path:
             members = [
                 m for m in archive.getmembers()
                 if m.isfile() and ("/tests/python/" in m.name or m.name.endswith("/VERSION_NUMBER"))
+                and not m.name.startswith("/") and ".." not in Path(m.name).parts
             ]  # fmt: skip
-            archive.extractall(work / "sdist", members=members, filter="data")
+            if hasattr(tarfile, "data_filter"):  # Python 3.12, and 3.10.12/3.11.4 backports
+                archive.extractall(work / "sdist", members=members, filter="data")
+            else:  # pragma: no cover - only regular files under the archive's folder
+                archive.extractall(work / "sdist", members=members)
         unpacked = sorted((work / "sdist").iterdir())
         if len(unpacked) != 1:
             raise SourceError(f"{path}: not one folder at the top of the archive")

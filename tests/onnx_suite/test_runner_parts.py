@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ast
 import sys
+import tarfile
+from pathlib import Path
 
 import pytest
 
 import onnxdata
 from onnxdata import helper, numpy_helper
-from tests.onnx_suite import scope, switched
+from tests.onnx_suite import runner, scope, switched
 from tests.onnx_suite.rewrite import SWITCHED, rewrite
 
 
@@ -129,3 +131,62 @@ def test_scope_follows_what_a_test_runs() -> None:
         "TestPlain::test_plain": "",
         "TestPlain::test_onnx_load": "onnx.load",
     }
+
+
+FAKE_HELPER_TEST = """
+import pytest
+from onnx import helper, TensorProto, hub
+
+def test_passes():
+    assert helper.make_tensor("t", TensorProto.FLOAT, [1], [1.0]).name == "t"
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_fails(n):
+    assert TensorProto(name="x").name == "y", "names differ"
+
+def test_reaches_an_absent_name():
+    hub.load("resnet50")
+
+def test_a_graph():
+    helper.make_graph([], "g", [], [])
+"""
+
+
+def _fake_source(root: Path, version: str) -> Path:
+    folder = root / "onnx-x"
+    tests = folder / "tests" / "python"
+    tests.mkdir(parents=True)
+    (folder / "VERSION_NUMBER").write_text(version + "\n", encoding="utf-8")
+    for name in scope.FILES:
+        (tests / name).write_text("", encoding="utf-8")
+    (tests / "helper_test.py").write_text(FAKE_HELPER_TEST, encoding="utf-8")
+    return folder
+
+
+def test_the_runner_reports_each_in_scope_test(tmp_path: Path) -> None:
+    folder = _fake_source(tmp_path, runner.ONNX_VERSION)
+    archive = tmp_path / "onnx-x.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder, arcname="onnx-x")
+    outcome = runner.run(str(archive))
+    found = {r.nodeid: (r.outcome, r.message) for r in outcome.results}
+    assert found == {
+        "helper_test.py::test_passes": ("passed", ""),
+        "helper_test.py::test_fails[1]": ("failed", "AssertionError: names differ"),
+        "helper_test.py::test_fails[2]": ("failed", "AssertionError: names differ"),
+        "helper_test.py::test_reaches_an_absent_name": (
+            "failed",
+            # the class of the helper module copied beside the tests
+            "onnx_suite_switched.OutOfScopeError: onnxdata has no onnx.hub.load (out of its scope)",
+        ),
+    }
+    assert outcome.excluded == (("helper_test.py::test_a_graph", "make_graph"),)
+    assert "1 passed, 3 failed, 0 error" in runner.table(outcome)
+
+
+def test_sources_of_another_version_are_refused(tmp_path: Path) -> None:
+    folder = _fake_source(tmp_path, "1.0.0")
+    with pytest.raises(runner.SourceError, match=r"onnx 1\.0\.0, expected"):
+        runner.run(str(folder))
+    with pytest.raises(runner.SourceError, match="no onnx tests/python"):
+        runner.run(str(tmp_path))
