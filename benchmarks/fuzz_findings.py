@@ -375,7 +375,7 @@ def features(message: onnxdata.Message) -> set[str]:
         m = stack.pop()
         spec = spec_of(type(m))
         for f in spec.fields:
-            value = getattr(m, f.name)
+            value = getattr(m, f.slot)  # None while unset: reading the name gives a default
             if value is None or (f.repeated and len(value) == 0):
                 continue
             out.add(f"{spec.name}.{f.name}")

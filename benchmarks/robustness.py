@@ -34,7 +34,6 @@ absolute times.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import json
 import os
@@ -55,6 +54,7 @@ from onnxdata import (
     SparseTensorProto,
     TensorProto,
 )
+from onnxdata._core.schema import all_slots, spec_of
 
 UNKNOWN = tag(19999, 0) + b"\x00"  # a 4-byte unknown field
 
@@ -292,7 +292,8 @@ def count_objects(m: Any) -> int:
             continue
         seen.add(id(x))
         if isinstance(x, onnxdata.Message):
-            stack.extend(getattr(x, name) for name in [f.name for f in dataclasses.fields(x)])
+            # the slots: reading an unset field by name would make a default or a stand-in
+            stack.extend(getattr(x, slot) for slot in all_slots(spec_of(type(x))))
         elif type(x) is list:
             stack.extend(x)
     return len(seen)

@@ -170,7 +170,8 @@ def _tensor_six_bits(values: Values, v: TensorView, bad: Bad) -> None:
     storage = v.info.storage
     for i, x in enumerate(v.stored[storage]):
         if x & ~0x3F:
-            bad(f"{storage}[{i}]", f"6-bit value {x} has bits 6-31 set")
+            # onnx's checker words it so, and code matches on them
+            bad(f"{storage}[{i}]", f"{info.name} {storage} values must use only bits 0-5 ({x})")
             return
 
 
@@ -193,7 +194,7 @@ def _tensor_counts(values: Values, v: TensorView, bad: Bad) -> None:
         unit = "bytes" if name == _RAW else "values"
         bad(name, f"{have} {unit}, but dims {list(v.dims)} of {info.name} need {want}")
     elif name == _RAW and info.packed == 6 and n * 6 % 8 and v.raw[-1] >> (n * 6 % 8):
-        bad(_RAW, f"the padding bits after the last {info.name} value are not zero")
+        bad(_RAW, f"non-zero padding bits in its packed {info.name} raw_data")
 
 
 _TENSOR_RULES: tuple[Callable[[Values, TensorView, Bad], None], ...] = (
