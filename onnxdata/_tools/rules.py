@@ -171,7 +171,7 @@ def _tensor_six_bits(values: Values, v: TensorView, bad: Bad) -> None:
     for i, x in enumerate(v.stored[storage]):
         if x & ~0x3F:
             # onnx's checker words it so, and code matches on them
-            bad(f"{storage}[{i}]", f"{info.name} {storage} values must use only bits 0-5 ({x})")
+            bad(f"{storage}[{i}]", f"{v.info.name} {storage} values must use only bits 0-5 ({x})")
             return
 
 
