@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from ._io.files import load, save
+    from ._io.models import ModelFileError
     from ._io.stream import SequenceWriter, iter_sequence
     from ._io.tensor_io import load_tensor, load_tensor_from_string, save_tensor
     from ._tools.check import Violation, check
@@ -60,6 +61,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "check": "._tools.check",
     "Violation": "._tools.check",
+    "ModelFileError": "._io.models",
     "load": "._io.files",
     "save": "._io.files",
     "SequenceWriter": "._io.stream",
@@ -126,6 +128,7 @@ __all__ = [
     "EncodeValueError",
     "MapProto",
     "Message",
+    "ModelFileError",
     "OperatorStatus",
     "OptionalProto",
     "SequenceProto",
