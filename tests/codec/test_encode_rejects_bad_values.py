@@ -271,7 +271,6 @@ _ORACLE_ACCEPTS = {
 }
 
 
-
 # numpy before 2.3 gives its bool an __index__, and protobuf then takes it for an
 # integer; onnxdata refuses it on every numpy, as it refuses True (docs/robustness.md).
 _ORACLE_TAKES_NUMPY_BOOLS = numpy_bool_is_an_index()

@@ -538,7 +538,6 @@ BAD_VALUES: list[tuple[str, Callable[[], Any], type[Exception]]] = [
 # fmt: on
 
 
-
 _NUMPY_BOOL_IS_AN_INDEX = numpy_bool_is_an_index()
 
 
