@@ -103,7 +103,9 @@ def agree(ours: Any, theirs: Any, where: str, unset_depth: int = 0) -> None:
     assert ours.SerializeToString() == data, where
     assert ours.ByteSize() == theirs.ByteSize() == len(data), where
     assert [f.name for f, _ in ours.ListFields()] == [fd.name for fd, _ in theirs.ListFields()]
-    assert (ours == type(ours)()) == (theirs == type(theirs)()), where
+    # A stand-in equals an empty message, as protobuf's default instance does.
+    empty = ours._SPEC.cls()
+    assert (ours == empty) == (empty == ours) == (theirs == type(theirs)()), where
     for f in ours._SPEC.fields:
         at = f"{where}.{f.name}"
         mine, other = getattr(ours, f.name), getattr(theirs, f.name)
