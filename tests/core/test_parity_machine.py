@@ -5,11 +5,12 @@ of the seven types, and applies every operation to both: setting a scalar
 (its default included), ``ClearField``, ``Clear``, reading an unset
 sub-message and keeping the reference, writing through that reference later,
 ``CopyFrom``/``MergeFrom``/``SetInParent``/``ParseFromString``/
-``MergeFromString`` on a sub-message (set or not) or the message itself,
-the repeated fields' ``append``/``extend``/``add``/``del``/slice assignment
-(on a stand-in's repeated fields too), a constructor with keywords (``None``
-and defaults included), ``copy.deepcopy`` and ``dataclasses.replace`` (whose
-protobuf equivalent is a copy with the field set or cleared).  Every path is
+``MergeFromString``/``DiscardUnknownFields`` on a sub-message (set or not)
+or the message itself, the repeated fields' ``append``/``extend``/``add``/
+``del``/slice assignment (on a stand-in's repeated fields too), a
+constructor with keywords (``None`` and defaults included),
+``copy.deepcopy`` and ``dataclasses.replace`` (whose protobuf equivalent is
+a copy with the field set or cleared).  Every path is
 read anew from the root, through unset sub-messages as onnx code reads them.
 
 After each step, at every level of the message (set sub-messages, repeated
@@ -258,7 +259,14 @@ class Parity(RuleBasedStateMachine):
     @rule(
         data=st.data(),
         op=st.sampled_from(
-            ["CopyFrom", "MergeFrom", "SetInParent", "ParseFromString", "MergeFromString"]
+            [
+                "CopyFrom",
+                "MergeFrom",
+                "SetInParent",
+                "ParseFromString",
+                "MergeFromString",
+                "DiscardUnknownFields",
+            ]
         ),
     )
     def sub_message_op(self, data: st.DataObject, op: str) -> None:
@@ -267,9 +275,9 @@ class Parity(RuleBasedStateMachine):
         if fields and data.draw(st.booleans(), label="on a sub-message"):
             f = data.draw(st.sampled_from(fields), label="sub-message")
             ours, theirs = getattr(ours, f.name), getattr(theirs, f.name)
-        if op == "SetInParent":
-            theirs.SetInParent()
-            ours.SetInParent()
+        if op in ("SetInParent", "DiscardUnknownFields"):
+            getattr(theirs, op)()
+            getattr(ours, op)()
             return
         mine, other = self.source(data, type(ours))
         if op.endswith("String"):
