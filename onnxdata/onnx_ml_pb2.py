@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from ._messages.declarations import SparseTensorProto, StringStringEntryProto, TensorProto
 from ._messages.versions import (
-    _START_VERSION,  # noqa: F401 - the module has it, as protobuf's does
     EXPERIMENTAL,
     IR_VERSION,
     IR_VERSION_2017_10_10,
@@ -29,6 +28,8 @@ from ._messages.versions import (
     OperatorStatus,
     Version,
 )
+
+_START_VERSION: int = Version._START_VERSION  # the module has it, as protobuf's does
 
 __all__ = [
     "EXPERIMENTAL",

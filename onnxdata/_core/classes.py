@@ -163,9 +163,12 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
             )
         elif f.message_name is not None:
             params.append(f"{f.name}={defaults[f.slot]}")
+            # A stand-in passed back by ``dataclasses.replace`` for a field
+            # that was unset leaves it unset; any other becomes a message of
+            # its own.  Only a stand-in pays for the test.
             body.append(
                 f"    m.{f.slot} = {f.name} if type({f.name}) not in STAND_INS "
-                f"else detach({f.name})"
+                f"else None if {f.name!r} in {UNSET_ARGUMENT} else detach({f.name})"
             )
         else:
             params.append(f"{f.name}={defaults[f.slot]}")
@@ -195,29 +198,20 @@ def unset_fields(message: Any) -> frozenset[str]:
 
 
 def _unset_copied(m: Any, names: Any) -> None:
-    """Unset the fields ``names`` where ``m`` holds what reading them unset gives."""
+    """Unset the scalar fields ``names`` where ``m`` holds what reading them unset gives.
+
+    That is the default object itself: ``replace`` cannot say which values it
+    was given and which it read, so a field that was unset and is given its
+    default (``replace(t, name="")``) stays unset (docs/compat.md).  An unset
+    sub-message is told apart exactly, by its stand-in (``__init__``).
+    """
     spec = m._SPEC
     for name in names:
         f = spec.by_name.get(name)
-        if f is None or f.repeated:
+        if f is None or f.repeated or f.message_name is not None:
             continue
-        value = getattr(m, f.slot)
-        if value is None:
-            continue
-        if f.message_name is None:
-            if value is f.zero:
-                setattr(m, f.slot, None)
-        elif _blank(value):
+        if getattr(m, f.slot) is f.zero:
             setattr(m, f.slot, None)
-
-
-def _blank(m: Any) -> bool:
-    """Whether the message ``m`` holds nothing: no field set, no unknown field."""
-    for f in m._SPEC.fields:
-        value = getattr(m, f.slot)
-        if value is not None and (not f.repeated or len(value)):
-            return False
-    return not getattr(m, UNKNOWN_FIELDS)
 
 
 def _scalar_property(f: FieldSpec) -> property:
@@ -361,7 +355,7 @@ class _Metadata:
                 *((f.name, f.type, made(f)) for f in spec_of(owner).fields),
                 (UNKNOWN_FIELDS, "bytes", dataclasses.field(default=b"", repr=False)),
                 # Not a field: ``fields()`` and ``asdict`` skip it, ``replace`` passes it.
-                (UNSET_ARGUMENT, dataclasses.InitVar[frozenset], frozenset()),
+                (UNSET_ARGUMENT, dataclasses.InitVar[frozenset[str]], frozenset()),
             ],
             kw_only=True,
             eq=False,

@@ -41,14 +41,15 @@ class EnumType:
         self._members = members
         self.__qualname__ = qualname  # for error messages: "onnx.TensorProto.DataType"
         self.__members__ = members
-        self._names = {}
+        self._names: dict[int, str] = {}
         for key, number in members.items():
             self._names.setdefault(number, key)  # an alias keeps the first name, as protobuf
 
     def __getattr__(self, name: str) -> int:
         members = self.__dict__.get("_members")
         if members is not None and name in members:
-            return members[name]
+            number: int = members[name]
+            return number
         raise AttributeError(f"Enum {self._name} has no value defined for name {name!r}")
 
     def Name(self, number: int) -> str:  # noqa: N802 - protobuf's name

@@ -48,9 +48,9 @@ from .wire import (  # the wire types, re-exported: readers take them with the s
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterator
+    from typing import Any, Literal
 
     from .enums import EnumType
-    from typing import Any, Literal
 
     Kind = Literal[
         "int32", "int64", "uint64", "float", "double", "string", "bytes", "enum", "message"

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .schema import FieldSpec
 
-__all__ = ["STAND_INS", "UnsetRepeated", "attach", "detach", "stand_in"]
+__all__ = ["STAND_INS", "UnsetRepeated", "attach", "detach", "forget_readers", "stand_in"]
 
 _LINKS: dict[int, tuple[Any, str]] = {}  # id(stand-in) -> (parent, the field's slot)
 _MADE: dict[type, tuple[Callable[[], Any], type]] = {}  # message class -> (blank, stand-in class)
@@ -74,6 +74,21 @@ def attach(message: Any) -> None:
             setattr(parent, slot, message)
 
 
+def forget_readers(parent: Any, slot: str | None = None) -> None:
+    """Unlink the stand-ins read from ``parent``'s field ``slot`` (every field: ``None``).
+
+    protobuf's rule for ``ClearField``, ``Clear`` and ``ParseFromString``: a
+    reference read from an unset field before them no longer sets the field
+    when written afterwards (it becomes a message of its own).  Only the
+    stand-ins alive are scanned, and none usually are.
+    """
+    if not _LINKS:
+        return
+    for key, (linked, linked_slot) in list(_LINKS.items()):
+        if linked is parent and (slot is None or linked_slot == slot):
+            del _LINKS[key]
+
+
 def detach(message: Any) -> Any:
     """The stand-in ``message`` made a plain message linked to nothing; return it.
 
@@ -108,7 +123,7 @@ def _stand_in_class(cls: type) -> type:
     }
     for f in spec.fields:
         namespace[f.name] = _watched(getattr(cls, f.name), f.repeated)
-    unknown = vars(cls)[UNKNOWN_FIELDS] if UNKNOWN_FIELDS in vars(cls) else None
+    unknown = vars(cls).get(UNKNOWN_FIELDS)
     if unknown is None:  # pragma: no cover - every message class has the slot
         raise TypeError(f"{cls.__qualname__} has no {UNKNOWN_FIELDS} slot")
     namespace[UNKNOWN_FIELDS] = _watched(
@@ -197,7 +212,8 @@ class UnsetRepeated:
         return iter(self._container)
 
     def __reversed__(self) -> Iterator[Any]:
-        return reversed(self._container)
+        backwards: Iterator[Any] = reversed(self._container)
+        return backwards
 
     def __getitem__(self, index: Any) -> Any:
         return self._container[index]

@@ -243,9 +243,7 @@ class OptionalProto(Message):
     sparse_tensor_value: SparseTensorProto = field(
         4, "message", message="SparseTensorProto", default=None
     )
-    sequence_value: SequenceProto = field(
-        5, "message", message="SequenceProto", default=None
-    )
+    sequence_value: SequenceProto = field(5, "message", message="SequenceProto", default=None)
     map_value: MapProto = field(6, "message", message="MapProto", default=None)
     optional_value: OptionalProto = field(
         7, "message", message="OptionalProto", default=None, runs="tail"

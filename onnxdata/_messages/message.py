@@ -14,6 +14,7 @@ from array import array
 from .._core.classes import MessageType
 from .._core.enums import ProtoEnum
 from .._core.schema import UNKNOWN_FIELDS
+from .._core.unset import forget_readers
 
 __all__ = ["Message", "ProtoEnum"]
 
@@ -166,6 +167,7 @@ class Message(metaclass=MessageType):
             DecodeError: as :meth:`decode`; the message is then unchanged.
         """
         self._become(type(self).decode(data))
+        forget_readers(self)  # as protobuf: it clears the message first
         return len(memoryview(data).cast("B"))
 
     def MergeFromString(self, data: Any) -> int:  # noqa: N802 - protobuf's name
@@ -204,10 +206,15 @@ class Message(metaclass=MessageType):
             self._become(type(self).decode(self._same(other).encode()))
 
     def Clear(self) -> None:  # noqa: N802 - protobuf's name
-        """Unset every field and drop the unknown fields."""
+        """Unset every field and drop the unknown fields.
+
+        A sub-message read from an unset field before, and written after,
+        no longer sets it (protobuf's rule).
+        """
         for f in self._SPEC.fields:
             setattr(self, f.slot, None)
         setattr(self, UNKNOWN_FIELDS, b"")
+        forget_readers(self)
 
     def SetInParent(self) -> None:  # noqa: N802 - protobuf's name
         """Set this (empty) sub-message in its parent, as protobuf does.
@@ -232,17 +239,23 @@ class Message(metaclass=MessageType):
     def ClearField(self, field_name: str) -> None:  # noqa: N802 - protobuf's name
         """Unset ``field_name`` (a repeated field becomes empty).
 
+        A sub-message read from it while unset, and written after, no
+        longer sets it (protobuf's rule).
+
         Raises:
             ValueError: no such field.
         """
-        setattr(self, self._field(field_name).slot, None)
+        slot = self._field(field_name).slot
+        setattr(self, slot, None)
+        forget_readers(self, slot)
 
     def ListFields(self) -> list[tuple[FieldSpec, Any]]:  # noqa: N802 - protobuf's name
         """The set fields, in field-number order, as ``(field, value)`` pairs.
 
         As protobuf's: a singular field that is set (to any value, its default
-        included), a repeated field that is not empty.  The first item is the field's :class:`FieldSpec`
-        (``.name``, ``.number``, ``.kind``), where protobuf gives its descriptor.
+        included), a repeated field that is not empty.  The first item is the
+        field's :class:`FieldSpec` (``.name``, ``.number``, ``.kind``), where
+        protobuf gives its descriptor.
         """
         listed = []
         for f in self._SPEC.numbered:

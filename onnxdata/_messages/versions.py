@@ -54,7 +54,6 @@ class OperatorStatus(ProtoEnum):
     STABLE = 1
 
 
-_START_VERSION: int = Version._START_VERSION
 IR_VERSION_2017_10_10: int = Version.IR_VERSION_2017_10_10
 IR_VERSION_2017_10_30: int = Version.IR_VERSION_2017_10_30
 IR_VERSION_2017_11_3: int = Version.IR_VERSION_2017_11_3

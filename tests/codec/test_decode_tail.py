@@ -139,7 +139,7 @@ def test_a_chain_merged_into_levels_read_before_keeps_their_fields(
     level = merged.optional_values[0] if inside else merged
     for _ in range(depth + 1):
         level = level.optional_value
-    assert level.name == "kept" and level.tensor_value is not None
+    assert level.name == "kept" and level.HasField("tensor_value")
     with general_decoders():
         assert [outcome(cls, data, copy) for copy in (True, False)] == [merged] * 2
 
@@ -198,7 +198,7 @@ def chain_levels(cls: type, data: bytes) -> int:
         looping = False
         for number, line in enumerate(_decode.source(c).splitlines(), 1):
             looping = looping or line.lstrip().startswith("while end - pos > 3")
-            if looping and line.strip() == "msg.elem_type = v":  # once a level made
+            if looping and line.strip() == "msg._elem_type = v":  # once a level made
                 loops.add((c.__name__, number))
                 looping = False
 

@@ -25,7 +25,6 @@ becomes a strict xfail, and the property test skips the inputs that reach it.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from array import array
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -52,6 +51,7 @@ from onnxdata import (
     StringStringEntryProto,
     TensorProto,
 )
+from onnxdata._core.schema import spec_of
 from tests.support import wirekit as wk
 from tests.support.message_strategies import MESSAGE_TYPES, messages_of, scaled
 from tests.support.numpy_support import numpy_bool_is_an_index
@@ -269,7 +269,6 @@ def test_wrong_values_raise_encode_errors_naming_the_field(
 _ORACLE_ACCEPTS = {
     ("string", "bytes"),  # protobuf takes UTF-8 bytes for a string field; onnxdata wants str
 }
-
 
 
 # numpy before 2.3 gives its bool an __index__, and protobuf then takes it for an
@@ -552,10 +551,14 @@ def test_r8_a_bad_element_of_an_array_or_range_is_named_not_stop_iteration(
 
 
 def _slots(m: Any, depth: int = 0) -> Iterator[tuple[Any, str, int]]:
-    """(message, field name, nesting level) for every field of every message in ``m``."""
-    for name in [f.name for f in dataclasses.fields(m)]:
+    """(message, field name, nesting level) for every field of every message in ``m``.
+
+    Walks the slots: reading an unset sub-message through its property gives
+    a new stand-in every time, and an ``OptionalProto`` would never end.
+    """
+    for name, slot in [(f.name, f.slot) for f in m._SPEC.fields] + [("unknown_fields",) * 2]:
         yield m, name, depth
-        value = getattr(m, name)
+        value = getattr(m, slot)
         if isinstance(value, onnxdata.Message):
             yield from _slots(value, depth + 1)
         elif type(value) is list:
@@ -705,8 +708,15 @@ def _tampered(draw: Any, cls: type) -> Any:
             value = draw(st.sampled_from(_HOSTILE))
             if isinstance(value, (list, onnxdata.Message, array, bytearray, np.ndarray)):
                 value = copy.copy(value)
-        setattr(msg, name, value)
+        if value is None and name in _singular_scalars(type(msg)):
+            msg.ClearField(name)  # protobuf refuses None here; unsetting is its equivalent
+        else:
+            setattr(msg, name, value)
     return m
+
+
+def _singular_scalars(cls: type) -> set[str]:
+    return {f.name for f in spec_of(cls).fields if not f.repeated and f.message_name is None}
 
 
 @pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)

@@ -73,7 +73,10 @@ def test_the_copy_declares_the_new_fields(extended: Any) -> None:
         "extra_note", "string", "extraNote", b"\x8a\x01",
     )  # fmt: skip
     assert spec_of(extended.SequenceProto).by_name["extra_ids"].repeated
-    assert extended.TensorProto().extra_note is None
+    blank = extended.TensorProto()
+    assert blank.extra_note == "" and not blank.HasField("extra_note")
+    blank.extra_note = ""  # set to its default: present, and written
+    assert blank.HasField("extra_note") and blank.encode() == b"\x8a\x01\x00"
     assert list(extended.SequenceProto().extra_ids) == []
 
 

@@ -251,13 +251,14 @@ DECODE_TABLE: list[tuple[str, type, str, str, Callable[[Any], Any] | None]] = [
      lambda m: m.name == "a"),
     # closed enum
     ("data_location 5 is unknown", TensorProto, "70 05", "70 05",
-     lambda m: m.data_location is None and m.unknown_fields == h("70 05")),
+     lambda m: not m.HasField("data_location") and m.data_location == 0
+     and m.unknown_fields == h("70 05")),
     ("data_location over-long 1", TensorProto, "70 81 00", "70 01",
      lambda m: m.data_location == 1),
     ("data_location 2**32+1 is 1", TensorProto, "70 81 80 80 80 10", "70 01",
      lambda m: m.data_location == 1),
     ("data_location 2**32+2 is unknown, kept raw", TensorProto, "70 82 80 80 80 10",
-     "70 82 80 80 80 10", lambda m: m.data_location is None),
+     "70 82 80 80 80 10", lambda m: not m.HasField("data_location")),
     ("data_location -1 is unknown", TensorProto, f"70 {NEG1}", f"70 {NEG1}", None),
     ("unknown data_location after a known one", TensorProto, "70 01 70 07", "70 01 70 07",
      lambda m: m.data_location == 1),
@@ -265,20 +266,21 @@ DECODE_TABLE: list[tuple[str, type, str, str, Callable[[Any], Any] | None]] = [
     ("unknown fields after known, in arrival order", TensorProto, "f8 01 05 08 01 78 02",
      "08 01 f8 01 05 78 02", lambda m: m.unknown_fields == h("f8 01 05 78 02")),
     ("known number, wrong wire type", TensorProto, "40 05 15 00 00 00 00", "40 05 15 00 00 00 00",
-     lambda m: m.name is None and m.data_type is None),
+     lambda m: not m.HasField("name") and not m.HasField("data_type")
+     and (m.name, m.data_type) == ("", 0)),
     ("message field as varint", SequenceProto, "18 01", "18 01",
      lambda m: not m.tensor_values),
     ("packed encoding of a singular scalar is unknown", TensorProto, "12 01 01", "12 01 01",
-     lambda m: m.data_type is None),
+     lambda m: not m.HasField("data_type") and m.data_type == 0),
     ("over-long unknown tag kept raw", Segment, "98 80 80 80 00 01", "98 80 80 80 00 01", None),
     ("unknown fixed64", Entry, "19 01 02 03 04 05 06 07 08", "19 01 02 03 04 05 06 07 08", None),
     ("unknown group kept", TensorProto, "a3 06 08 01 a4 06", "a3 06 08 01 a4 06", None),
     ("nested groups kept", MapProto, "a3 06 ab 06 12 01 61 ac 06 a4 06",
      "a3 06 ab 06 12 01 61 ac 06 a4 06", None),
     ("group with a known number", TensorProto, "0b 10 01 0c", "0b 10 01 0c",
-     lambda m: not m.dims and m.data_type is None),
+     lambda m: not m.dims and not m.HasField("data_type")),
     ("a length-delimited field inside a group is opaque", TensorProto, "0b 1a 01 0c 0c",
-     "0b 1a 01 0c 0c", lambda m: m.segment is None),
+     "0b 1a 01 0c 0c", lambda m: not m.HasField("segment") and m.segment.begin == 0),
     ("largest field number", TensorProto, "f8 ff ff ff 0f 00", "f8 ff ff ff 0f 00", None),
     ("group of the largest field number", TensorProto, "fb ff ff ff 0f fc ff ff ff 0f",
      "fb ff ff ff 0f fc ff ff ff 0f", None),
@@ -534,7 +536,6 @@ BAD_VALUES: list[tuple[str, Callable[[], Any], type[Exception]]] = [
     ("lone high surrogate", lambda: TensorProto(name="\ud800"), ValueError),
 ]
 # fmt: on
-
 
 
 _NUMPY_BOOL_IS_AN_INDEX = numpy_bool_is_an_index()

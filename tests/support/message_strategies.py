@@ -252,6 +252,7 @@ def opt(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 # --------------------------------------------------------------------------
 # unknown fields
 
+
 @functools.cache
 def known_wire_types(cls: type) -> dict[int, set[int]]:
     return {fd.number: wk.accepted_wire_types(fd) for fd in ORACLE[cls].DESCRIPTOR.fields}
@@ -456,8 +457,6 @@ def values(max_leaves: int = 8, big: bool = True) -> st.SearchStrategy[Any]:
 
     leaves = st.one_of(tensors(big), sparse_tensors(big))
     return st.recursive(leaves, containers, max_leaves=max_leaves)
-
-
 
 
 @functools.cache

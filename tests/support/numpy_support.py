@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
 import operator
 import os
@@ -279,8 +278,10 @@ def raw_tensor() -> onnxdata.TensorProto:
 def every_view(m: Any) -> list[tuple[str, memoryview]]:
     """(path, view) for every memoryview held anywhere in ``m``."""
     found = []
-    for name in [f.name for f in dataclasses.fields(m)]:
-        value = getattr(m, name)
+    # The slots, not the properties: an unset sub-message reads as a new empty
+    # stand-in, and walking those would never end (optional_value).
+    for f in m._SPEC.fields:
+        name, value = f.name, getattr(m, f.slot)
         if isinstance(value, memoryview):
             found.append((name, value))
         elif isinstance(value, onnxdata.Message):

@@ -117,8 +117,13 @@ def to_oracle(m: Any) -> Any:
 def _fill(o: Any, m: Any) -> None:
     for fd in o.DESCRIPTOR.fields:
         name = fd.name
-        value = getattr(m, name)
+        # The slot, not the property: an unset field must stay unset (the
+        # property gives its default, or a stand-in for a sub-message, and
+        # walking stand-ins never ends on a message that nests its own type).
+        value = getattr(m, m._SPEC.by_name[name].slot)
         if fd.is_repeated:
+            if value is None:
+                continue  # a container never made: empty
             target = getattr(o, name)
             if fd.type == _T.TYPE_MESSAGE:
                 for item in value:
@@ -230,7 +235,13 @@ def assert_same(ours: Any, o: Any, path: str | None = None) -> None:
         present = o.HasField(name)
         assert ours.HasField(name) == present, f"{where}: presence {mine!r} vs {present}"
         if fd.type == _T.TYPE_MESSAGE:
-            assert_same(mine, theirs, where)
+            if present:
+                assert_same(mine, theirs, where)
+            else:
+                # Both read as an empty message; walking further would never
+                # end on a message that nests its own type (optional_value).
+                assert mine == type(ours)._SPEC.by_name[name].message(), where
+                assert theirs.ByteSize() == 0 and mine.encode() == b"", where
         elif fd.type == _T.TYPE_STRING:
             assert isinstance(mine, str), where
             assert mine.encode("utf-8", "surrogateescape") == _string_bytes(theirs), where

@@ -1,0 +1,273 @@
+"""What onnx code sees of the classes besides their fields, against onnx's own.
+
+Enums as protobuf's wrappers with plain-int values; the class constants
+``dir()`` lists; onnx's module names (``onnx_pb``, ``onnx_ml_pb2``,
+``onnx_data_pb``, ``onnx_data_pb2``, ``version``); ``dataclasses`` on
+messages (``fields``, ``asdict``, ``replace``, ``is_dataclass``); copies and
+pickles of messages and of stand-ins; ``repr`` of the set fields.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import pickle
+import subprocess
+import sys
+from typing import Any
+
+import onnx
+import onnx.onnx_data_pb2
+import onnx.onnx_ml_pb2
+import pytest
+from hypothesis import given, settings
+
+import onnxdata
+from onnxdata import MapProto, OptionalProto, SequenceProto, TensorProto
+from onnxdata._core.unset import STAND_INS
+from tests.support.message_strategies import messages_of, scaled
+from tests.support.oracle import MESSAGE_TYPES, ORACLE, to_oracle
+
+Segment = TensorProto.Segment
+
+ENUMS = [
+    (TensorProto.DataType, onnx.TensorProto.DataType),
+    (TensorProto.DataLocation, onnx.TensorProto.DataLocation),
+    (SequenceProto.DataType, onnx.SequenceProto.DataType),
+    (OptionalProto.DataType, onnx.OptionalProto.DataType),
+    (onnxdata.Version, onnx.onnx_ml_pb2.Version),
+    (onnxdata.OperatorStatus, onnx.onnx_ml_pb2.OperatorStatus),
+]
+
+
+def _outcome(call: Any, enum: Any) -> tuple[str, str]:
+    """What ``call(enum)`` gives: its value's repr, or its exception's type and message."""
+    try:
+        return ("value", repr(call(enum)))
+    except Exception as exc:
+        return (type(exc).__name__, str(exc))
+
+
+# --------------------------------------------------------------------------
+# enums
+
+
+@pytest.mark.parametrize("ours, theirs", ENUMS, ids=lambda e: getattr(e, "_name", ""))
+def test_enum_wrappers_answer_as_protobufs(ours: Any, theirs: Any) -> None:
+    assert ours.keys() == theirs.keys()
+    assert ours.values() == theirs.values()
+    assert ours.items() == theirs.items()
+    assert all(type(v) is int for v in ours.values())
+    for name, number in theirs.items():
+        assert ours.Value(name) == number and type(ours.Value(name)) is int
+        assert ours.Name(number) == theirs.Name(number)
+        assert getattr(ours, name) == number and type(getattr(ours, name)) is int
+    assert ours.ValueType is int
+    # Errors: the same type and message as protobuf's.
+    calls = [
+        lambda e: e.Name(10**6),
+        lambda e: e.Name(-1),
+        lambda e: e.Name("FLOAT"),
+        lambda e: e.Name(None),
+        lambda e: e.Value("NOT_A_NAME"),
+        lambda e: e.Value(1),
+        lambda e: e.NOT_A_NAME,
+    ]
+    for call in calls:
+        assert _outcome(call, ours) == _outcome(call, theirs)
+    # Not callable, not iterable, like protobuf's wrapper.
+    for refused in (lambda e: e(1), lambda e: iter(e), lambda e: len(e)):
+        assert _outcome(refused, ours)[0] == _outcome(refused, theirs)[0] == "TypeError"
+
+
+def test_constants_are_plain_ints_and_print_as_ints() -> None:
+    for name, number in onnx.TensorProto.DataType.items():
+        ours = getattr(TensorProto, name)
+        assert type(ours) is int and ours == number
+        assert repr(ours) == str(ours) == f"{ours}" == str(number)
+        assert {ours: "x"} == {number: "x"}
+    assert type(TensorProto.FLOAT) is int and TensorProto.FLOAT == 1
+    assert type(TensorProto.EXTERNAL) is int and TensorProto.EXTERNAL == 1
+    for cls in (SequenceProto, OptionalProto, MapProto):
+        for name, number in ORACLE[cls].__dict__.items():
+            if type(number) is int and name.isupper():
+                assert getattr(cls, name) == number and type(getattr(cls, name)) is int
+    assert repr(TensorProto.DataType) == "<enum TensorProto.DataType>"
+
+
+def test_str_and_repr_of_constants_on_a_fresh_interpreter() -> None:
+    # What one Python version prints of an IntEnum member differs from
+    # another's (str on 3.10 is "DataType.FLOAT"): plain ints print alike on all.
+    code = (
+        "from onnxdata import TensorProto as T; "
+        "print(str(T.FLOAT), repr(T.FLOAT), f'{T.STRING}', '%s' % T.BFLOAT16, format(T.DEFAULT))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.split() == ["1", "1", "8", "16", "0"]
+
+
+@pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
+def test_dir_lists_the_int_constants_onnx_lists(cls: type) -> None:
+    oracle = ORACLE[cls]
+    theirs = sorted(n for n in dir(oracle) if type(getattr(oracle, n)) is int)
+    ours = sorted(n for n in dir(cls) if type(getattr(cls, n)) is int)
+    assert ours == theirs
+    if cls is TensorProto:
+        assert len(ours) == 28  # the data types onnx's mapping tables read at import
+
+
+def test_dir_of_tensor_proto_builds_onnxs_name_table() -> None:
+    # onnx code builds a number -> name table from dir(TensorProto).
+    def table(cls: Any) -> dict[int, str]:
+        return {getattr(cls, n): n for n in dir(cls) if type(getattr(cls, n)) is int}
+
+    assert table(TensorProto) == table(onnx.TensorProto)
+
+
+# --------------------------------------------------------------------------
+# onnx's module names
+
+
+def test_onnx_module_names_hold_the_same_objects() -> None:
+    from onnxdata import onnx_data_pb, onnx_data_pb2, onnx_ml_pb2, onnx_pb
+    from onnxdata.onnx_pb import TensorProto as FromOnnxPb
+
+    assert FromOnnxPb is TensorProto
+    assert onnxdata.onnx_ml_pb2.TensorProto is onnxdata.TensorProto
+    assert onnx_pb.SparseTensorProto is onnx_ml_pb2.SparseTensorProto is onnxdata.SparseTensorProto
+    assert onnx_ml_pb2.StringStringEntryProto is onnxdata.StringStringEntryProto
+    for name in ("SequenceProto", "MapProto", "OptionalProto"):
+        assert (
+            getattr(onnx_data_pb, name) is getattr(onnx_data_pb2, name) is getattr(onnxdata, name)
+        )
+        assert hasattr(onnx.onnx_data_pb2, name)
+    assert set(onnx_pb.__all__) == set(onnx_ml_pb2.__all__)
+    assert set(onnx_data_pb.__all__) == set(onnx_data_pb2.__all__)
+
+
+def test_version_constants_equal_onnxs() -> None:
+    theirs = onnx.onnx_ml_pb2
+    names = [
+        n
+        for n, v in vars(theirs).items()
+        if type(v) is int and (n.startswith("IR_VERSION") or n in ("STABLE", "EXPERIMENTAL"))
+    ]
+    assert len(names) == 16
+    for name in [*names, "_START_VERSION"]:
+        ours = getattr(onnxdata.onnx_ml_pb2, name)
+        assert type(ours) is int and ours == getattr(theirs, name), name
+    for name in names:
+        assert getattr(onnxdata, name) == getattr(theirs, name), name
+        assert name in onnxdata.__all__ and name in onnxdata.onnx_ml_pb2.__all__
+    assert onnxdata.IR_VERSION == onnx.IR_VERSION
+    assert onnxdata.Version.items() == theirs.Version.items()
+    assert onnxdata.OperatorStatus.items() == theirs.OperatorStatus.items()
+    assert onnxdata.onnx_ml_pb2.Version is onnxdata.Version
+
+
+def _forget_version_module() -> None:
+    sys.modules.pop("onnxdata.version", None)
+    vars(onnxdata).pop("version", None)
+
+
+def test_version_module_warns_as_onnxs_does() -> None:
+    _forget_version_module()
+    with pytest.warns(DeprecationWarning, match=r"onnxdata\.version is deprecated"):
+        module = importlib.import_module("onnxdata.version")
+    assert module.version == onnxdata.__version__
+    assert module.git_version == ""
+    _forget_version_module()
+    with pytest.warns(DeprecationWarning):  # as an attribute too, as onnx.version is
+        assert onnxdata.version.version == onnxdata.__version__
+    _forget_version_module()
+
+
+# --------------------------------------------------------------------------
+# dataclasses
+
+
+@pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
+def test_dataclasses_see_the_fields(cls: type) -> None:
+    m = cls()
+    assert dataclasses.is_dataclass(cls) and dataclasses.is_dataclass(m)
+    names = [f.name for f in dataclasses.fields(m)]
+    assert names == [fd.name for fd in ORACLE[cls].DESCRIPTOR.fields] + ["unknown_fields"]
+    assert "_unset" not in names
+
+
+def test_replace_keeps_presence() -> None:
+    t = TensorProto(name="", dims=[2])  # name set to its default: present
+    r = dataclasses.replace(t, dims=[3])
+    assert r.HasField("name") and not r.HasField("data_type") and not r.HasField("segment")
+    assert r.encode() == TensorProto(name="", dims=[3]).encode()
+    r = dataclasses.replace(TensorProto(data_type=1), name="x")
+    assert r.encode() == to_oracle(TensorProto(data_type=1, name="x")).SerializeToString()
+    assert not r.HasField("doc_string") and not r.HasField("data_location")
+    # A sub-message: unset stays unset, an empty one given is set.
+    assert not dataclasses.replace(TensorProto()).HasField("segment")
+    assert dataclasses.replace(TensorProto(), segment=Segment()).HasField("segment")
+    assert dataclasses.replace(TensorProto(segment=Segment())).HasField("segment")
+    # The documented difference: an unset field given its default stays unset.
+    assert not dataclasses.replace(TensorProto(), name="").HasField("name")
+
+
+@given(m=messages_of(SequenceProto, 6, False))
+@settings(max_examples=scaled(0.2))
+def test_replace_with_nothing_changed_keeps_the_bytes(m: SequenceProto) -> None:
+    r = dataclasses.replace(m)
+    assert r == m and r.encode() == m.encode()
+
+
+@pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
+def test_asdict_terminates_on_every_message(cls: type) -> None:
+    # Reading an unset sub-message gives a stand-in, and OptionalProto nests
+    # its own type: asdict must still end.
+    d = dataclasses.asdict(cls())
+    assert set(d) == {f.name for f in dataclasses.fields(cls)}
+    o = OptionalProto(optional_value=OptionalProto(elem_type=1))
+    assert dataclasses.asdict(o)["optional_value"]["elem_type"] == 1
+    assert dataclasses.asdict(o)["optional_value"]["optional_value"] is not None
+
+
+# --------------------------------------------------------------------------
+# copies, pickles, repr
+
+
+def test_stand_ins_copy_and_pickle_as_empty_messages() -> None:
+    t = TensorProto(name="x")
+    s = t.segment
+    assert type(s) in STAND_INS
+    for made in (copy.copy(s), copy.deepcopy(s), pickle.loads(pickle.dumps(s))):
+        assert type(made) is Segment and made == Segment()
+        made.begin = 4  # a copy is linked to nothing
+        assert not t.HasField("segment")
+    s.begin = 2  # the original still sets its field
+    assert t.HasField("segment") and t.segment.begin == 2
+    nested = OptionalProto().optional_value.optional_value
+    assert pickle.loads(pickle.dumps(nested)) == OptionalProto()
+
+
+@pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
+def test_copies_and_pickles_keep_presence(cls: type) -> None:
+    fields = [f for f in cls._SPEC.fields if not f.repeated and f.kind != "message"]
+    m = cls(**{f.name: f.zero for f in fields[:1]})  # one field set to its default
+    for made in (copy.copy(m), copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert made == m and made.encode() == m.encode()
+        for f in cls._SPEC.fields:
+            if not f.repeated:
+                assert made.HasField(f.name) == m.HasField(f.name)
+
+
+def test_repr_lists_the_set_fields() -> None:
+    assert repr(TensorProto(dims=[2], data_type=1)) == "TensorProto(dims=[2], data_type=1)"
+    assert repr(TensorProto()) == "TensorProto()"
+    assert repr(TensorProto(name="")) == "TensorProto(name='')"
+    assert repr(TensorProto().segment) == "TensorProto.Segment()"
+    t = TensorProto()
+    t.segment.begin = 0
+    assert repr(t) == "TensorProto(segment=TensorProto.Segment(begin=0))"
+    o = OptionalProto(elem_type=OptionalProto.TENSOR)
+    assert repr(o) == "OptionalProto(elem_type=1)"
