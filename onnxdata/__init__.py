@@ -14,6 +14,7 @@ from ._core.errors import (
     EncodeTypeError,
     EncodeValueError,
 )
+from ._messages import versions as _versions
 from ._messages.declarations import (
     MapProto,
     Message,
@@ -23,26 +24,7 @@ from ._messages.declarations import (
     StringStringEntryProto,
     TensorProto,
 )
-from ._messages.versions import (
-    EXPERIMENTAL,
-    IR_VERSION,
-    IR_VERSION_2017_10_10,
-    IR_VERSION_2017_10_30,
-    IR_VERSION_2017_11_3,
-    IR_VERSION_2019_1_22,
-    IR_VERSION_2019_3_18,
-    IR_VERSION_2019_9_19,
-    IR_VERSION_2020_5_8,
-    IR_VERSION_2021_7_30,
-    IR_VERSION_2023_5_5,
-    IR_VERSION_2024_3_25,
-    IR_VERSION_2025_05_12,
-    IR_VERSION_2025_08_26,
-    IR_VERSION_2025_11_06,
-    STABLE,
-    OperatorStatus,
-    Version,
-)
+from ._messages.versions import *  # noqa: F403 - onnx-ml.proto's top-level enums and constants
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,22 +87,6 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "EXPERIMENTAL",
-    "IR_VERSION",
-    "IR_VERSION_2017_10_10",
-    "IR_VERSION_2017_10_30",
-    "IR_VERSION_2017_11_3",
-    "IR_VERSION_2019_1_22",
-    "IR_VERSION_2019_3_18",
-    "IR_VERSION_2019_9_19",
-    "IR_VERSION_2020_5_8",
-    "IR_VERSION_2021_7_30",
-    "IR_VERSION_2023_5_5",
-    "IR_VERSION_2024_3_25",
-    "IR_VERSION_2025_05_12",
-    "IR_VERSION_2025_08_26",
-    "IR_VERSION_2025_11_06",
-    "STABLE",
     "DecodeError",
     "EncodeError",
     "EncodeOverflowError",
@@ -129,14 +95,12 @@ __all__ = [
     "MapProto",
     "Message",
     "ModelFileError",
-    "OperatorStatus",
     "OptionalProto",
     "SequenceProto",
     "SequenceWriter",
     "SparseTensorProto",
     "StringStringEntryProto",
     "TensorProto",
-    "Version",
     "Violation",
     "__version__",
     "check",
@@ -146,4 +110,5 @@ __all__ = [
     "load_tensor_from_string",
     "save",
     "save_tensor",
+    *_versions.__all__,
 ]

@@ -7,50 +7,10 @@ The model messages (``ModelProto``, ``GraphProto``...) are not here yet.
 
 from __future__ import annotations
 
+from ._messages import versions
 from ._messages.declarations import SparseTensorProto, StringStringEntryProto, TensorProto
-from ._messages.versions import (
-    EXPERIMENTAL,
-    IR_VERSION,
-    IR_VERSION_2017_10_10,
-    IR_VERSION_2017_10_30,
-    IR_VERSION_2017_11_3,
-    IR_VERSION_2019_1_22,
-    IR_VERSION_2019_3_18,
-    IR_VERSION_2019_9_19,
-    IR_VERSION_2020_5_8,
-    IR_VERSION_2021_7_30,
-    IR_VERSION_2023_5_5,
-    IR_VERSION_2024_3_25,
-    IR_VERSION_2025_05_12,
-    IR_VERSION_2025_08_26,
-    IR_VERSION_2025_11_06,
-    STABLE,
-    OperatorStatus,
-    Version,
-)
+from ._messages.versions import *  # noqa: F403 - Version, OperatorStatus and their constants
 
-_START_VERSION: int = Version._START_VERSION  # the module has it, as protobuf's does
+_START_VERSION: int = versions.Version._START_VERSION  # the module has it, as protobuf's does
 
-__all__ = [
-    "EXPERIMENTAL",
-    "IR_VERSION",
-    "IR_VERSION_2017_10_10",
-    "IR_VERSION_2017_10_30",
-    "IR_VERSION_2017_11_3",
-    "IR_VERSION_2019_1_22",
-    "IR_VERSION_2019_3_18",
-    "IR_VERSION_2019_9_19",
-    "IR_VERSION_2020_5_8",
-    "IR_VERSION_2021_7_30",
-    "IR_VERSION_2023_5_5",
-    "IR_VERSION_2024_3_25",
-    "IR_VERSION_2025_05_12",
-    "IR_VERSION_2025_08_26",
-    "IR_VERSION_2025_11_06",
-    "STABLE",
-    "OperatorStatus",
-    "SparseTensorProto",
-    "StringStringEntryProto",
-    "TensorProto",
-    "Version",
-]
+__all__ = ["SparseTensorProto", "StringStringEntryProto", "TensorProto", *versions.__all__]
