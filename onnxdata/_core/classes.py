@@ -127,13 +127,7 @@ else:
                 spec.enum_values = frozenset(spec.enum.values())
                 spec.zero = spec.enum.values()[0]  # proto2: the first value declared
         for spec in specs:
-            if spec.repeated:
-                prop = _repeated_property(spec)
-            elif spec.message_name is not None:
-                prop = _message_property(spec)
-            else:
-                prop = _scalar_property(spec)
-            setattr(built, spec.name, prop)
+            setattr(built, spec.name, _Unmade(built, specs, spec.name))
         spec = MessageSpec(built, tuple(specs))
         built._SPEC = spec
         built.__init__ = _make_init(spec)
@@ -214,22 +208,82 @@ def _unset_copied(m: Any, names: Any) -> None:
             setattr(m, f.slot, None)
 
 
-def _scalar_property(f: FieldSpec) -> property:
-    """The property of a singular scalar field: its default while unset."""
-    env: dict[str, Any] = {"zero": f.zero, "refuse": _refuse_none}
-    source = (
-        "def get(m):\n"
+class _Unmade:
+    """A field's place on its class until the class's properties are made.
+
+    The first use of any field of the class (reading, writing, or asking the
+    class for the property) makes all of them, in one compilation, and puts
+    them in their places: ``import onnxdata`` makes none, and a program that
+    only decodes and encodes never does (the codec reads the slots).
+    """
+
+    __slots__ = ("cls", "fields", "name")
+
+    def __init__(self, cls: type, fields: list[FieldSpec], name: str) -> None:
+        self.cls = cls
+        self.fields = fields
+        self.name = name
+
+    def _property(self) -> property:
+        found = vars(self.cls).get(self.name)
+        if isinstance(found, _Unmade):
+            for f, made in zip(self.fields, _properties(self.cls, self.fields), strict=True):
+                setattr(self.cls, f.name, made)
+            found = vars(self.cls)[self.name]
+        assert isinstance(found, property)
+        return found
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        prop = self._property()
+        return prop if instance is None else prop.__get__(instance, owner)
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        self._property().__set__(instance, value)
+
+    def __delete__(self, instance: Any) -> None:
+        self._property().__delete__(instance)
+
+
+def _properties(cls: type, fields: list[FieldSpec]) -> list[property]:
+    """The property of each field of ``cls``, generated as one piece of source:
+    one compilation per class (see :class:`_Unmade`)."""
+    env: dict[str, Any] = {
+        "refuse": _refuse_none,
+        "stand_in": stand_in,
+        "STAND_INS": STAND_INS,
+        "detach": detach,
+    }
+    parts = []
+    for f in fields:
+        if f.repeated:
+            parts.append(_repeated_source(f, env))
+        elif f.message_name is not None:
+            parts.append(_message_source(f, env))
+        else:
+            parts.append(_scalar_source(f, env))
+    build("\n".join(parts), f"<onnxdata properties {cls.__qualname__}>", env, at_import=True)
+    made = []
+    for f in fields:
+        what = "repeated field" if f.repeated else "field"
+        accessors = (env[f"get_{f.name}"], env[f"put_{f.name}"], env[f"drop_{f.name}"])
+        made.append(property(*accessors, doc=f"The {what} {f.name} = {f.number}."))
+    return made
+
+
+def _scalar_source(f: FieldSpec, env: dict[str, Any]) -> str:
+    """A singular scalar field: its default while unset; ``None`` is refused, as protobuf."""
+    env[f"zero_{f.name}"] = f.zero
+    return (
+        f"def get_{f.name}(m):\n"
         f"    v = m.{f.slot}\n"
-        "    return zero if v is None else v\n"
-        "def put(m, value):\n"
+        f"    return zero_{f.name} if v is None else v\n"
+        f"def put_{f.name}(m, value):\n"
         "    if value is None:\n"
         f"        refuse(m, {f.name!r})\n"
         f"    m.{f.slot} = value\n"
-        "def drop(m):\n"
+        f"def drop_{f.name}(m):\n"
         f"    m.{f.slot} = None\n"
     )
-    build(source, f"<onnxdata property {f.name}>", env, at_import=True)
-    return property(env["get"], env["put"], env["drop"], doc=f"The field {f.name} = {f.number}.")
 
 
 def _refuse_none(m: Any, name: str) -> None:
@@ -238,59 +292,50 @@ def _refuse_none(m: Any, name: str) -> None:
     )
 
 
-def _message_property(f: FieldSpec) -> property:
-    """The property of a sub-message field: a stand-in while unset (``unset.py``);
-    assigning a message sets the field (protobuf refuses this), ``None`` unsets it."""
-    env: dict[str, Any] = {
-        "stand_in": stand_in,
-        "STAND_INS": STAND_INS,
-        "detach": detach,
-        "field": f,
-    }
-    source = (
-        "def get(m):\n"
+def _message_source(f: FieldSpec, env: dict[str, Any]) -> str:
+    """A sub-message field: a stand-in while unset (``unset.py``); assigning a
+    message sets the field (protobuf refuses this), ``None`` unsets it."""
+    env[f"field_{f.name}"] = f
+    return (
+        f"def get_{f.name}(m):\n"
         f"    v = m.{f.slot}\n"
-        "    return stand_in(m, field) if v is None else v\n"
-        "def put(m, value):\n"
+        f"    return stand_in(m, field_{f.name}) if v is None else v\n"
+        f"def put_{f.name}(m, value):\n"
         "    if type(value) in STAND_INS:\n"
         "        value = detach(value)\n"
         f"    m.{f.slot} = value\n"
-        "def drop(m):\n"
+        f"def drop_{f.name}(m):\n"
         f"    m.{f.slot} = None\n"
     )
-    build(source, f"<onnxdata property {f.name}>", env, at_import=True)
-    return property(env["get"], env["put"], env["drop"], doc=f"The field {f.name} = {f.number}.")
 
 
-def _repeated_property(f: FieldSpec) -> property:
-    """The property of a repeated field: its container, made on first access;
-    assigning converts the value to the container (``FieldSpec.convert``)."""
-    env: dict[str, Any] = {"make": list, "convert": f.convert}
+def _repeated_source(f: FieldSpec, env: dict[str, Any]) -> str:
+    """A repeated field: its container, made on first access; assigning
+    converts the value to the container (``FieldSpec.convert``)."""
+    make = f"make_{f.name}"
+    env[make] = list
+    env[f"convert_{f.name}"] = f.convert
     if f.message_name is not None:
         # The element class is resolved on the first call (messages refer to
         # classes defined after them); from then on ``make`` is the container
         # class itself, one call less for every container made.
         def first() -> Any:
-            made = env["make"] = f.messages_class()
+            made = env[make] = f.messages_class()
             return made()
 
-        env["make"] = first
+        env[make] = first
     elif f.typecode is not None:
-        env["make"] = partial(RepeatedScalars, f.typecode)  # no Python frame per container
-    source = (
-        "def get(m):\n"
+        env[make] = partial(RepeatedScalars, f.typecode)  # no Python frame per container
+    return (
+        f"def get_{f.name}(m):\n"
         f"    v = m.{f.slot}\n"
         "    if v is None:\n"
-        f"        v = m.{f.slot} = make()\n"
+        f"        v = m.{f.slot} = {make}()\n"
         "    return v\n"
-        "def put(m, value):\n"
-        f"    m.{f.slot} = convert(value)\n"
-        "def drop(m):\n"
+        f"def put_{f.name}(m, value):\n"
+        f"    m.{f.slot} = convert_{f.name}(value)\n"
+        f"def drop_{f.name}(m):\n"
         f"    m.{f.slot} = None\n"
-    )
-    build(source, f"<onnxdata property {f.name}>", env, at_import=True)
-    return property(
-        env["get"], env["put"], env["drop"], doc=f"The repeated field {f.name} = {f.number}."
     )
 
 
