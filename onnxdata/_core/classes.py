@@ -74,7 +74,9 @@ class MessageType(type):
         for name in type.__dir__(cls):
             value = getattr(cls, name, None)
             constant = type(value) is int or type(value).__name__ == "EnumType"
-            if not constant or name in listed:
+            # A dunder is Python's (``__firstlineno__`` of a class statement on 3.13),
+            # listed as protobuf's classes list theirs.
+            if not constant or name in listed or name.startswith("__"):
                 names.append(name)
         return names
 
