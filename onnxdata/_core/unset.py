@@ -64,8 +64,8 @@ def attach(message: Any) -> None:
     field was set meanwhile (through another stand-in, or by assignment),
     ``message`` stays a plain message of its own.
     """
-    link = _LINKS.pop(id(message), None)
-    message.__class__ = _REAL[type(message)]
+    link = _LINKS.get(id(message))
+    detach(message)
     if link is not None:
         parent, slot = link
         if type(parent) in STAND_INS:
@@ -123,9 +123,7 @@ def _stand_in_class(cls: type) -> type:
     }
     for f in spec.fields:
         namespace[f.name] = _watched(getattr(cls, f.name), f.repeated)
-    unknown = vars(cls).get(UNKNOWN_FIELDS)
-    if unknown is None:  # pragma: no cover - every message class has the slot
-        raise TypeError(f"{cls.__qualname__} has no {UNKNOWN_FIELDS} slot")
+    unknown = vars(cls)[UNKNOWN_FIELDS]  # the slot's descriptor: every message has it
     namespace[UNKNOWN_FIELDS] = _watched(
         property(unknown.__get__, unknown.__set__, unknown.__delete__), False
     )
