@@ -1,8 +1,10 @@
-"""onnxdata: ONNX's data messages in pure Python, byte-identical to protobuf.
+"""onnxdata: ONNX's messages in pure Python, byte-identical to protobuf.
 
-``TensorProto``, ``SparseTensorProto``, ``SequenceProto``, ``MapProto`` and
-``OptionalProto`` as dataclasses, with an encoder and a decoder that need no
-protobuf runtime.  Only the standard library is imported.
+Every message of ``onnx-ml.proto`` as a dataclass (``TensorProto``,
+``ModelProto``, ``GraphProto``...), with an encoder and a decoder that need
+no protobuf runtime.  Only the standard library is imported.  The model
+messages are defined on first use, so that a program that reads only data
+files does not pay for them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,26 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._io.models import ModelFileError
     from ._io.stream import SequenceWriter, iter_sequence
     from ._io.tensor_io import load_tensor, load_tensor_from_string, save_tensor
+    from ._messages.devices import (
+        DeviceConfigurationProto,
+        IntIntListEntryProto,
+        NodeDeviceConfigurationProto,
+        ShardedDimProto,
+        ShardingSpecProto,
+        SimpleShardedDimProto,
+    )
+    from ._messages.graphs import (
+        AttributeProto,
+        FunctionProto,
+        GraphProto,
+        ModelProto,
+        NodeProto,
+        OperatorSetIdProto,
+        TensorAnnotation,
+        TrainingInfoProto,
+        ValueInfoProto,
+    )
+    from ._messages.types import TensorShapeProto, TypeProto
     from ._tools.check import Violation, check
 
 __version__ = "0.1.0"
@@ -51,7 +73,19 @@ _LAZY = {
     "load_tensor": "._io.tensor_io",
     "load_tensor_from_string": "._io.tensor_io",
     "save_tensor": "._io.tensor_io",
-}
+    **dict.fromkeys(
+        ["AttributeProto", "FunctionProto", "GraphProto", "ModelProto", "NodeProto",
+         "OperatorSetIdProto", "TensorAnnotation", "TrainingInfoProto", "ValueInfoProto"],
+        "._messages.graphs",
+    ),
+    "TensorShapeProto": "._messages.types",
+    "TypeProto": "._messages.types",
+    **dict.fromkeys(
+        ["DeviceConfigurationProto", "IntIntListEntryProto", "NodeDeviceConfigurationProto",
+         "ShardedDimProto", "ShardingSpecProto", "SimpleShardedDimProto"],
+        "._messages.devices",
+    ),
+}  # fmt: skip
 
 
 # The modules that stand in for onnx's of the same names, imported on first use,
@@ -87,20 +121,37 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AttributeProto",
     "DecodeError",
+    "DeviceConfigurationProto",
     "EncodeError",
     "EncodeOverflowError",
     "EncodeTypeError",
     "EncodeValueError",
+    "FunctionProto",
+    "GraphProto",
+    "IntIntListEntryProto",
     "MapProto",
     "Message",
     "ModelFileError",
+    "ModelProto",
+    "NodeDeviceConfigurationProto",
+    "NodeProto",
+    "OperatorSetIdProto",
     "OptionalProto",
     "SequenceProto",
     "SequenceWriter",
+    "ShardedDimProto",
+    "ShardingSpecProto",
+    "SimpleShardedDimProto",
     "SparseTensorProto",
     "StringStringEntryProto",
+    "TensorAnnotation",
     "TensorProto",
+    "TensorShapeProto",
+    "TrainingInfoProto",
+    "TypeProto",
+    "ValueInfoProto",
     "Violation",
     "__version__",
     "check",

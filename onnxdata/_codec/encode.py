@@ -188,6 +188,16 @@ def _floats(values: Any, code: str) -> memoryview:
     return memoryview(values).cast("B")
 
 
+def _unpacked_floats(tag: bytes, values: Any, code: str, out: Out) -> int:
+    """A repeated float or double field written unpacked (proto2's default for a
+    field not declared ``packed``): the tag before each value's bytes."""
+    data = _floats(values, code)
+    size = 4 if code == "f" else 8
+    b = b"".join([tag + data[i : i + size] for i in range(0, len(data), size)])
+    out.append(b)
+    return len(b)
+
+
 def _float_buffer(values: Any, code: str) -> memoryview | None:
     """The bytes of a 1-D buffer of the field's own float type, as they are.
 
@@ -303,6 +313,7 @@ _GLOBALS: dict[str, Any] = {
     "to_bytes": to_bytes,
     "to_float": _float,
     "floats": _floats,
+    "unpacked_floats": _unpacked_floats,
     "length_delimited": length_delimited,
     "packed": _packed,
     "encode_unpacked": encode_unpacked,

@@ -185,6 +185,8 @@ def _branches(spec: MessageSpec, copy: bool, general: bool, env: dict[str, Any])
         for condition, body in table[f.kind](spec, f, copy, env):
             out.append(f"{keyword} {condition}:  # {f.name}")
             out.extend("    " + line for line in body.splitlines())
+            # A oneof member read unsets the others, as protobuf's parser does.
+            out.extend(f"    msg.{slot} = None" for slot in f.siblings)
             keyword = "elif"
     return "\n".join(" " * 12 + line for line in out)
 

@@ -212,6 +212,9 @@ def _enum(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
 def _fixed(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
     env[f"TAG_{f.name}"] = f.tag
     code = "f" if f.kind == FLOAT else "d"
+    if f.repeated and not f.packed:
+        write = f"size += unpacked_floats(TAG_{f.name}, values, {code!r}, out)"
+        return _repeated(f, "floats", write)
     if f.repeated:
         write = f"size += length_delimited(TAG_{f.name}, floats(values, {code!r}), out)"
         return _repeated(f, "floats", write)

@@ -147,6 +147,7 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
     """
     env: dict[str, Any] = {"MISSING": MISSING, "STAND_INS": STAND_INS, "detach": detach}
     env["unset_copied"] = _unset_copied
+    env["TYPE"] = type  # a field may be named ``type`` (``AttributeProto.type``)
     defaults = slot_defaults(spec, env)
     params = []
     body = []
@@ -163,7 +164,7 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
             # that was unset leaves it unset; any other becomes a message of
             # its own.  Only a stand-in pays for the test.
             body.append(
-                f"    m.{f.slot} = {f.name} if type({f.name}) not in STAND_INS "
+                f"    m.{f.slot} = {f.name} if TYPE({f.name}) not in STAND_INS "
                 f"else None if {f.name!r} in {UNSET_ARGUMENT} else detach({f.name})"
             )
         else:
@@ -177,7 +178,27 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
     build(source, f"<onnxdata __init__ {spec.name}>", env, at_import=True)
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{spec.name}.__init__"
+    if spec.oneofs:
+        init = _one_of_each(spec, init)
     return init
+
+
+def _one_of_each(spec: MessageSpec, init: Callable[..., None]) -> Callable[..., None]:
+    """``init``, keeping one member of each oneof: the last given, as protobuf's
+    constructor sets its arguments in the order they come."""
+    groups = [tuple(f.name for f in members) for members in spec.oneofs.values()]
+    slots = {f.name: f.slot for members in spec.oneofs.values() for f in members}
+
+    def __init__(m: Any, **kwargs: Any) -> None:  # noqa: N807 - it is the class's __init__
+        init(m, **kwargs)
+        for names in groups:
+            given = [name for name in kwargs if name in names and kwargs[name] is not None]
+            for name in given[:-1]:
+                setattr(m, slots[name], None)
+
+    __init__.__qualname__ = init.__qualname__
+    __init__.__wrapped__ = init  # type: ignore[attr-defined]
+    return __init__
 
 
 def unset_fields(message: Any) -> frozenset[str]:
@@ -272,6 +293,11 @@ def _properties(cls: type, fields: list[FieldSpec]) -> list[property]:
     return made
 
 
+def _unset_siblings(f: FieldSpec, indent: str) -> str:
+    """The statements that unset the other members of ``f``'s oneof (none if it has none)."""
+    return "".join(f"{indent}m.{slot} = None\n" for slot in f.siblings)
+
+
 def _scalar_source(f: FieldSpec, env: dict[str, Any]) -> str:
     """A singular scalar field: its default while unset; ``None`` is refused, as protobuf."""
     env[f"zero_{f.name}"] = f.zero
@@ -283,6 +309,7 @@ def _scalar_source(f: FieldSpec, env: dict[str, Any]) -> str:
         "    if value is None:\n"
         f"        refuse(m, {f.name!r})\n"
         f"    m.{f.slot} = value\n"
+        f"{_unset_siblings(f, '    ')}"
         f"def drop_{f.name}(m):\n"
         f"    m.{f.slot} = None\n"
     )
@@ -306,7 +333,8 @@ def _message_source(f: FieldSpec, env: dict[str, Any]) -> str:
         "    if type(value) in STAND_INS:\n"
         "        value = detach(value)\n"
         f"    m.{f.slot} = value\n"
-        f"def drop_{f.name}(m):\n"
+        + (f"    if value is not None:\n{_unset_siblings(f, '        ')}" if f.siblings else "")
+        + f"def drop_{f.name}(m):\n"
         f"    m.{f.slot} = None\n"
     )
 

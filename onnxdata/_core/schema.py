@@ -199,11 +199,13 @@ class FieldSpec:
         "message_name",
         "name",
         "number",
+        "oneof",
         "owner",
         "packed",
         "repeated",
         "repr",
         "runs",
+        "siblings",
         "slot",
         "tag",
         "type",
@@ -226,27 +228,19 @@ class FieldSpec:
         first: bool = False,
         last: bool = False,
         runs: str | tuple[str, ...] = "",
+        oneof: str | None = None,
     ) -> None:
-        info = KINDS.get(kind)
-        if info is None:
-            raise ValueError(f"unknown field kind {kind!r}; one of {', '.join(KINDS)}")
-        if not 1 <= number < 1 << 29 or 19000 <= number <= 19999:
-            raise ValueError(f"field number {number} is not allowed by protobuf")
-        if (kind == MESSAGE) != (message is not None):
-            raise ValueError("a MESSAGE field names its message, and only a MESSAGE field does")
-        if (kind == ENUM) != (enum is not None):
-            raise ValueError("an ENUM field names its enum, and only an ENUM field does")
+        info = _checked(number, kind, message, enum)
         self.number = number
         self.kind = kind
         self.repeated = default_factory is REPEATED
-        if packed and not (self.repeated and info.packable):
-            raise ValueError("only a repeated numeric field can be packed")
-        # What the codec supports beyond that (all the .proto files use):
-        if self.repeated and kind == ENUM:
-            raise ValueError("repeated enum fields are not supported: declare them int32")
-        if self.repeated and kind in (FLOAT, DOUBLE) and not packed:
-            raise ValueError("a repeated float or double field must be packed")
+        plain = None if oneof is None else not (runs or first or last)
+        _check_label(self.repeated, info, packed, plain)
         self.packed = packed
+        # The oneof it belongs to, and the slots of the other members, which
+        # setting it clears (filled in by ``MessageSpec``).
+        self.oneof = oneof
+        self.siblings: tuple[str, ...] = ()
         self.message_name = message
         self.enum_name = enum
         self.default = None if default is MISSING and not self.repeated else default
@@ -263,7 +257,10 @@ class FieldSpec:
         self.runs = runs
         self.wire_type = LEN if packed else info.wire_type
         self.tag = encode_varint(number << 3 | self.wire_type)
-        self.typecode = info.typecode if packed else None
+        # An array holds a packed field's values, and a float or double
+        # field's either way: it keeps every bit (a signalling NaN included).
+        fixed = self.repeated and kind in (FLOAT, DOUBLE)
+        self.typecode = info.typecode if packed or fixed else None
         self.bounds = info.bounds
         self.name = ""
         self.slot = ""
@@ -342,6 +339,43 @@ class FieldSpec:
         return (info.wire_type,)
 
 
+def _checked(number: int, kind: str, message: str | None, enum: str | None) -> KindInfo:
+    """The kind of a field declared so, if the declaration is valid proto2.
+
+    Raises:
+        ValueError: it is not.
+    """
+    info = KINDS.get(kind)
+    if info is None:
+        raise ValueError(f"unknown field kind {kind!r}; one of {', '.join(KINDS)}")
+    if not 1 <= number < 1 << 29 or 19000 <= number <= 19999:
+        raise ValueError(f"field number {number} is not allowed by protobuf")
+    if (kind == MESSAGE) != (message is not None):
+        raise ValueError("a MESSAGE field names its message, and only a MESSAGE field does")
+    if (kind == ENUM) != (enum is not None):
+        raise ValueError("an ENUM field names its enum, and only an ENUM field does")
+    return info
+
+
+def _check_label(repeated: bool, info: KindInfo, packed: bool, plain_oneof: bool | None) -> None:
+    """Refuse what the codec does not support of a field's label.
+
+    ``plain_oneof`` is None for a field in no oneof, else whether the member
+    asks the decoder for no specialisation (none may).
+
+    Raises:
+        ValueError: a packed field that cannot be, a repeated enum, a
+            repeated or specialised oneof member.
+    """
+    if packed and not (repeated and info.packable):
+        raise ValueError("only a repeated numeric field can be packed")
+    # What the codec supports beyond that (all the .proto files use):
+    if repeated and info.kind == ENUM:
+        raise ValueError("repeated enum fields are not supported: declare them int32")
+    if plain_oneof is not None and (repeated or not plain_oneof):
+        raise ValueError("a oneof member is singular, and the decoder specialises none")
+
+
 class _ScalarsFactory:
     """An empty ``RepeatedScalars`` of one typecode; picklable and comparable, unlike a lambda."""
 
@@ -386,7 +420,16 @@ class _MessagesFactory:
 class MessageSpec:
     """One message: its full name, its fields in declaration and in number order."""
 
-    __slots__ = ("by_name", "by_number", "cls", "fields", "full_name", "name", "numbered")
+    __slots__ = (
+        "by_name",
+        "by_number",
+        "cls",
+        "fields",
+        "full_name",
+        "name",
+        "numbered",
+        "oneofs",
+    )
 
     def __init__(self, cls: type, fields: tuple[FieldSpec, ...]) -> None:
         self.cls = cls
@@ -398,6 +441,16 @@ class MessageSpec:
         self.by_number = {f.number: f for f in fields}
         if len(self.by_number) != len(fields):
             raise ValueError(f"{self.name}: two fields share a number")
+        # Each oneof's members, in declaration order, by the oneof's name.
+        self.oneofs: dict[str, tuple[FieldSpec, ...]] = {}
+        for f in fields:
+            if f.oneof is not None:
+                self.oneofs[f.oneof] = (*self.oneofs.get(f.oneof, ()), f)
+        for members in self.oneofs.values():
+            for f in members:
+                f.siblings = tuple(other.slot for other in members if other is not f)
+        if set(self.oneofs) & set(self.by_name):
+            raise ValueError(f"{self.name}: a oneof has the name of a field")
 
     def __repr__(self) -> str:
         return f"<message {self.name}: {', '.join(f.name for f in self.fields)}>"
@@ -462,6 +515,7 @@ def field(
     first: bool = False,
     last: bool = False,
     runs: str | tuple[str, ...] = "",
+    oneof: str | None = None,
 ) -> Any:
     """Declare a field: ``field(12, "string", default=None)``.
 
@@ -480,6 +534,10 @@ def field(
     lists), or a tuple of the element's field names (elements that repeat
     the bytes of these fields, the last a ``bytes`` payload).
 
+    ``oneof`` names the ``oneof`` the field belongs to: setting one member
+    unsets the others, in every way a field is set (assignment, a
+    sub-message written through, decoding), as protobuf does.
+
     Raises:
         ValueError: the declaration is not a valid proto2 field.
     """
@@ -495,6 +553,7 @@ def field(
         first=first,
         last=last,
         runs=runs,
+        oneof=oneof,
     )
 
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["STAND_INS", "UnsetRepeated", "attach", "detach", "forget_readers", "stand_in"]
 
-_LINKS: dict[int, tuple[Any, str]] = {}  # id(stand-in) -> (parent, the field's slot)
+_LINKS: dict[int, tuple[Any, FieldSpec]] = {}  # id(stand-in) -> (parent, the field)
 _MADE: dict[type, tuple[Callable[[], Any], type]] = {}  # message class -> (blank, stand-in class)
 _REAL: dict[type, type] = {}  # stand-in class -> message class
 
@@ -53,7 +53,7 @@ def stand_in(parent: Any, f: FieldSpec) -> Any:
         found = _MADE[f.message] = (blank_maker(spec_of(f.message)), _stand_in_class(f.message))
     made = found[0]()
     made.__class__ = found[1]  # made as a plain blank: the stand-in's setters would attach it
-    _LINKS[id(made)] = (parent, f.slot)
+    _LINKS[id(made)] = (parent, f)
     return made
 
 
@@ -67,11 +67,13 @@ def attach(message: Any) -> None:
     link = _LINKS.get(id(message))
     detach(message)
     if link is not None:
-        parent, slot = link
+        parent, f = link
         if type(parent) in STAND_INS:
             attach(parent)
-        if getattr(parent, slot) is None:
-            setattr(parent, slot, message)
+        if getattr(parent, f.slot) is None:
+            setattr(parent, f.slot, message)
+            for other in f.siblings:  # the other members of its oneof
+                setattr(parent, other, None)
 
 
 def forget_readers(parent: Any, slot: str | None = None) -> None:
@@ -84,8 +86,8 @@ def forget_readers(parent: Any, slot: str | None = None) -> None:
     """
     if not _LINKS:
         return
-    for key, (linked, linked_slot) in list(_LINKS.items()):
-        if linked is parent and (slot is None or linked_slot == slot):
+    for key, (linked, linked_field) in list(_LINKS.items()):
+        if linked is parent and (slot is None or linked_field.slot == slot):
             del _LINKS[key]
 
 
@@ -168,7 +170,7 @@ def _attaching(method: Callable[..., Any]) -> Callable[..., Any]:
     return attaching
 
 
-def _forget(self: Any, links: dict[int, tuple[Any, str]] = _LINKS) -> None:
+def _forget(self: Any, links: dict[int, tuple[Any, FieldSpec]] = _LINKS) -> None:
     links.pop(id(self), None)
 
 

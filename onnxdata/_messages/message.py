@@ -225,19 +225,21 @@ class Message(metaclass=MessageType):
         """
 
     def HasField(self, field_name: str) -> bool:  # noqa: N802 - protobuf's name
-        """Whether the singular field ``field_name`` is set.
+        """Whether the singular field ``field_name`` is set (or a member of the oneof of that name).
 
         Raises:
             ValueError: no such field, or it is repeated (protobuf's rule: a
                 repeated field has no presence).
         """
+        if field_name in self._SPEC.oneofs:  # a oneof: whether any member is set
+            return self.WhichOneof(field_name) is not None
         f = self._field(field_name)
         if f.repeated:
             raise ValueError(f"Field onnx.{self._SPEC.name}.{field_name} does not have presence.")
         return getattr(self, f.slot) is not None
 
     def ClearField(self, field_name: str) -> None:  # noqa: N802 - protobuf's name
-        """Unset ``field_name`` (a repeated field becomes empty).
+        """Unset ``field_name`` (a repeated field becomes empty; a oneof, its member).
 
         A sub-message read from it while unset, and written after, no
         longer sets it (protobuf's rule).
@@ -245,9 +247,10 @@ class Message(metaclass=MessageType):
         Raises:
             ValueError: no such field.
         """
-        slot = self._field(field_name).slot
-        setattr(self, slot, None)
-        forget_readers(self, slot)
+        members = self._SPEC.oneofs.get(field_name) if isinstance(field_name, str) else None
+        for f in members or (self._field(field_name),):  # a oneof: every member
+            setattr(self, f.slot, None)
+            forget_readers(self, f.slot)
 
     def ListFields(self) -> list[tuple[FieldSpec, Any]]:  # noqa: N802 - protobuf's name
         """The set fields, in field-number order, as ``(field, value)`` pairs.
@@ -301,12 +304,21 @@ class Message(metaclass=MessageType):
                         pending.append(sub)
 
     def WhichOneof(self, oneof_group: str) -> str | None:  # noqa: N802 - protobuf's name
-        """protobuf's oneof query; these messages declare no oneof.
+        """The name of the member of the oneof ``oneof_group`` that is set, or ``None``.
 
         Raises:
-            ValueError: always, as protobuf does for a name that is not a oneof.
+            ValueError: ``oneof_group`` is not a oneof of this message (a
+                field's name included), in protobuf's words.
         """
-        raise ValueError(f'Protocol message {self._SPEC.name} has no "{oneof_group}" field.')
+        members = self._SPEC.oneofs.get(oneof_group) if isinstance(oneof_group, str) else None
+        if members is None:
+            if oneof_group in self._SPEC.by_name:
+                raise ValueError(f"Expected a oneof name, but got field name {oneof_group}.")
+            raise ValueError(f'Protocol message {self._SPEC.name} has no "{oneof_group}" field.')
+        for f in members:
+            if getattr(self, f.slot) is not None:
+                return f.name
+        return None
 
     def __str__(self) -> str:
         """protobuf's text format, as ``str()`` of a protobuf message prints it.
