@@ -41,6 +41,54 @@ def _tensors() -> list[onnx.TensorProto]:
     ]
 
 
+def _model() -> onnx.ModelProto:
+    """A small model with a subgraph (an ``If``), attributes of several kinds,
+    an initializer, and inputs of tensor, sequence and optional types."""
+    t = onnx.TensorProto
+    branch = helper.make_graph(
+        [helper.make_node("Identity", ["w"], ["y_then"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("y_then", t.FLOAT, [2, "n"])],
+    )
+    other = helper.make_graph(
+        [helper.make_node("Neg", ["w"], ["y_else"], name="neg")],
+        "else",
+        [],
+        [helper.make_tensor_value_info("y_else", t.FLOAT, [2, "n"])],
+    )
+    nodes = [
+        helper.make_node("If", ["cond"], ["y"], then_branch=branch, else_branch=other),
+        helper.make_node(
+            "LeakyRelu", ["y"], ["z"], alpha=0.25, doc_string="a float attribute"
+        ),
+        helper.make_node(
+            "Custom", ["z", "s"], ["out"], domain="example.domain",
+            ints=[1, -2, 3], floats=[0.5, -1.5], strings=[b"a", b"bc"], name="custom",
+        ),
+    ]  # fmt: skip
+    graph = helper.make_graph(
+        nodes,
+        "sample",
+        [
+            helper.make_tensor_value_info("cond", t.BOOL, []),
+            helper.make_tensor_sequence_value_info("s", t.INT64, None),
+            helper.make_value_info(
+                "o", helper.make_optional_type_proto(helper.make_tensor_type_proto(t.FLOAT, [3]))
+            ),
+        ],
+        [helper.make_tensor_value_info("out", t.FLOAT, [2, "n"])],
+        initializer=[helper.make_tensor("w", t.FLOAT, [2, 1], [1.0, -2.0])],
+    )
+    model = helper.make_model(
+        graph,
+        producer_name="onnxdata samples",
+        opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("example.domain", 1)],
+    )
+    helper.set_model_props(model, {"purpose": "tests"})
+    return model
+
+
 def built() -> dict[str, bytes]:
     """The generated samples, by file name."""
     t = onnx.TensorProto
@@ -82,6 +130,7 @@ def built() -> dict[str, bytes]:
     full.data_location = t.DEFAULT
 
     return {
+        "model_if_subgraph.onnx": _model().SerializeToString(),
         "sequence_of_tensors.pb": seq.SerializeToString(),
         "map_int64_keys.pb": int_map.SerializeToString(),
         "map_string_keys.pb": str_map.SerializeToString(),

@@ -23,6 +23,7 @@ import onnxdata
 from onnxdata import (
     DecodeError,
     MapProto,
+    ModelProto,
     OptionalProto,
     SequenceProto,
     SparseTensorProto,
@@ -42,6 +43,7 @@ SAMPLES = {
     "map_string_keys.pb": MapProto,
     "optional_sequence.pb": OptionalProto,
     "sparse_tensor.pb": SparseTensorProto,
+    "model_if_subgraph.onnx": ModelProto,
 }
 
 
@@ -114,6 +116,13 @@ def check_samples(data_dir: Path) -> int:
         _expect(cls.decode(memoryview(data)) == msg, f"{name}: memoryview decode differs")
     f = TensorProto.decode((data_dir / "onnx_float_1x1000.pb").read_bytes())
     _expect(list(f.dims) == [1, 1000] and len(f.raw_data or b"") == 4000, "float sample fields")
+    model = ModelProto.decode((data_dir / "model_if_subgraph.onnx").read_bytes())
+    node = model.graph.node[0]
+    _expect(node.op_type == "If" and node.attribute[1].name == "then_branch", "model: the If node")
+    _expect(node.attribute[1].g.node[0].op_type == "Identity", "model: the subgraph's node")
+    _expect(list(model.graph.node[2].attribute[0].floats) == [0.5, -1.5], "model: unpacked floats")
+    dim = model.graph.output[0].type.tensor_type.shape.dim[1]
+    _expect(dim.WhichOneof("value") == "dim_param" and dim.dim_param == "n", "model: a oneof")
     return len(SAMPLES)
 
 
@@ -147,6 +156,8 @@ def check_bad_inputs(data_dir: Path) -> int:
         ("depth 102", SequenceProto, _nested_sequences(101)),
         ("truncated sample", SequenceProto,
          (data_dir / "sequence_of_tensors.pb").read_bytes()[:-3]),
+        ("truncated model", ModelProto,
+         (data_dir / "model_if_subgraph.onnx").read_bytes()[:-7]),
     ]  # fmt: skip
     for name, cls, data in bad:
         try:

@@ -7,7 +7,7 @@
 // PACKAGE is either the onnxdata/ folder, whose files are copied to
 // /work/src/onnxdata/ and put on sys.path, or a built onnxdata wheel, which is
 // unpacked into site-packages with pyodide.unpackArchive (what a page does
-// with a wheel it serves).  DATA_DIR is the folder of sample .pb files,
+// with a wheel it serves).  DATA_DIR is the folder of sample .pb and .onnx files,
 // CHECK_PY the check script.  Prints what Python prints; the check
 // ends with a line "RESULT {json}".  Exit status 0 on success, 1 on failure.
 
@@ -69,7 +69,7 @@ try {
     copyTree(packageArg, "/work/src/onnxdata");
   }
   for (const name of fs.readdirSync(dataDir)) {
-    if (name.endsWith(".pb")) {
+    if (name.endsWith(".pb") || name.endsWith(".onnx")) {
       FS.writeFile(`/work/data/${name}`, fs.readFileSync(path.join(dataDir, name)));
     }
   }
