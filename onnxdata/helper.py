@@ -76,6 +76,55 @@ from ._numpy import floats as _numpy_floats
 from ._numpy.dtypes import SPECS
 from ._numpy.missing import MissingMLDtypesError
 from ._numpy.shape import refuse_negative
+from ._tools.attributes import (
+    attr_type_name,
+    get_attribute_value,
+    get_node_attr_value,
+    make_attribute,
+    make_attribute_ref,
+)
+from ._tools.makers import (
+    OP_SET_ID_VERSION_MAP,
+    VERSION_TABLE,
+    AssignmentBindingType,
+    VersionMapType,
+    VersionRowType,
+    VersionTableType,
+    create_op_set_id_version_map,
+    find_min_ir_version_for,
+    make_function,
+    make_graph,
+    make_model,
+    make_model_gen_version,
+    make_node,
+    make_operatorsetid,
+    make_opsetid,
+    make_training_info,
+    set_metadata_props,
+    set_model_props,
+)
+from ._tools.printable import (
+    printable_attribute,
+    printable_dim,
+    printable_graph,
+    printable_node,
+    printable_tensor_proto,
+    printable_type,
+    printable_value_info,
+    strip_doc_string,
+)
+from ._tools.typemakers import (
+    make_empty_tensor_value_info,
+    make_map_type_proto,
+    make_optional_type_proto,
+    make_sequence_type_proto,
+    make_sparse_tensor_type_proto,
+    make_sparse_tensor_value_info,
+    make_tensor_sequence_value_info,
+    make_tensor_type_proto,
+    make_tensor_value_info,
+    make_value_info,
+)
 from .numpy_helper import (
     np_dtype_to_tensor_dtype,
     pack_2bitx4,
@@ -85,16 +134,54 @@ from .numpy_helper import (
 )
 
 __all__ = [
+    "OP_SET_ID_VERSION_MAP",
+    "VERSION_TABLE",
+    "AssignmentBindingType",
     "DataTypeError",
     "MissingMLDtypesError",
+    "VersionMapType",
+    "VersionRowType",
+    "VersionTableType",
+    "find_min_ir_version_for",
     "get_all_tensor_dtypes",
+    "get_attribute_value",
+    "get_node_attr_value",
+    "make_attribute",
+    "make_attribute_ref",
+    "make_empty_tensor_value_info",
+    "make_function",
+    "make_graph",
     "make_map",
+    "make_map_type_proto",
+    "make_model",
+    "make_model_gen_version",
+    "make_node",
+    "make_operatorsetid",
+    "make_opsetid",
     "make_optional",
+    "make_optional_type_proto",
     "make_sequence",
+    "make_sequence_type_proto",
     "make_sparse_tensor",
+    "make_sparse_tensor_type_proto",
+    "make_sparse_tensor_value_info",
     "make_tensor",
+    "make_tensor_sequence_value_info",
+    "make_tensor_type_proto",
+    "make_tensor_value_info",
+    "make_training_info",
+    "make_value_info",
     "np_dtype_to_tensor_dtype",
+    "printable_attribute",
+    "printable_dim",
+    "printable_graph",
+    "printable_node",
     "printable_tensor_proto",
+    "printable_type",
+    "printable_value_info",
+    "set_metadata_props",
+    "set_model_props",
+    "strip_doc_string",
     "tensor_dtype_to_field",
     "tensor_dtype_to_np_dtype",
     "tensor_dtype_to_storage_tensor_dtype",
@@ -172,23 +259,6 @@ def tensor_dtype_to_field(tensor_dtype: int) -> str:
 def get_all_tensor_dtypes() -> KeysView[int]:
     """Every defined data type (UNDEFINED excluded)."""
     return DATA_TYPES.keys()
-
-
-def printable_tensor_proto(t: TensorProto) -> str:
-    """``%name[TYPE, 2x3]`` (``, scalar`` for no dims), as onnx prints a tensor.
-
-    Raises:
-        TypeError: ``t`` is not a TensorProto (onnxdata's or onnx's).
-        ValueError: its ``data_type`` is not a TensorProto.DataType (as onnx).
-    """
-    t = as_message(t, TensorProto)
-    try:
-        type_name = DT.Name(t.data_type)
-    except ValueError:
-        raise ValueError(f"enum DataType has no name defined for value {t.data_type!r}") from None
-    dims = list(t.dims)
-    shape = "x".join(map(str, dims)) if dims else "scalar"
-    return f"%{t.name or ''}[{type_name}, {shape}]"
 
 
 # --------------------------------------------------------------------------
@@ -483,3 +553,8 @@ def make_optional(name: str, elem_type: int, value: Any | None) -> OptionalProto
         raise TypeError(f"make_optional: elem_type {code} needs a value, got None")
     setattr(optional, field.name, _copy(as_message(value, field.message)))
     return optional
+
+
+# onnx's private names, which its own tests call.
+_attr_type_to_str = attr_type_name
+_create_op_set_id_version_map = create_op_set_id_version_map
