@@ -247,7 +247,8 @@ def _graph(graph: GraphProto, prefix: str) -> str:
         tail.append(", ".join(f"%{out.name}" for out in graph.output))
     content.append(indent + " ".join(tail))
     content.append(prefix + "}")
-    content.extend("\n" + _graph(g, "") for g in graphs)
+    # through the public function: onnx's warns once per graph printed, subgraphs too
+    content.extend("\n" + printable_graph(g) for g in graphs)
     return "\n".join(content)
 
 

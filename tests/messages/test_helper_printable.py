@@ -63,6 +63,16 @@ def test_printable_graph_is_deprecated_as_onnx_s() -> None:
     assert ours[0].filename == __file__  # the caller's line, as onnx's warning
 
 
+def test_printable_graph_warns_once_per_graph_printed_as_onnx_s() -> None:
+    counts = []
+    for m, h in ((onnx, onnx.helper), (onnxdata, helper)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            h.printable_graph(_graph_with_inputs(m, h, ["a"], []))
+        counts.append([w.category for w in caught])
+    assert counts[0] == counts[1] == [DeprecationWarning] * 4  # the graph and 3 bodies
+
+
 def _attributes(m: ModuleType, h: ModuleType) -> list[Any]:
     dt = m.TensorProto
     long = "x" * 70
