@@ -1,14 +1,19 @@
-"""``onnx.helper``'s functions for data messages and data types, on onnxdata's messages.
+"""``onnx.helper`` (1.23.2) on onnxdata's messages, but what needs onnx's C++.
 
-The part of ``onnx.helper`` (1.23.2) whose inputs and outputs are data
-messages, numbers or dtypes: :func:`make_tensor`, :func:`make_sparse_tensor`,
+Models, graphs, nodes, functions and attributes (:func:`make_node`,
+:func:`make_graph`, :func:`make_model`, :func:`make_attribute`, the type-proto
+and value-info makers, the printers, :func:`strip_doc_string`, the version
+tables) come from ``_tools`` (makers, typemakers, attributes, printable): the
+same names, signatures, bytes and exception classes as onnx's; messages given
+are copied, and may be onnx's.
+
+The data half: :func:`make_tensor`, :func:`make_sparse_tensor`,
 :func:`make_sequence`, :func:`make_map`, :func:`make_optional`,
 :func:`printable_tensor_proto` and the data-type mappings
 (``tensor_dtype_to_*``, :func:`np_dtype_to_tensor_dtype`,
 :func:`get_all_tensor_dtypes`).  Same names, signatures and results:
 ``make_tensor(...).encode()`` equals onnx's ``SerializeToString()`` for every
-data type, from lists, arrays or bytes.  Graphs, nodes, attributes and types
-are not data messages and are not here.
+data type, from lists, arrays or bytes.
 
 numpy is needed (the mappings are about numpy dtypes), and ml_dtypes for the
 dtypes of the types numpy lacks: both come with the ``numpy`` extra, as with
