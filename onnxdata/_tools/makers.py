@@ -320,15 +320,17 @@ def set_metadata_props(proto: Any, dict_value: dict[str, str]) -> None:
     """Replace ``proto.metadata_props`` by the entries of ``dict_value``, in its order.
 
     ``proto`` is a message with ``metadata_props`` (ModelProto, GraphProto,
-    FunctionProto, NodeProto, TensorProto, ValueInfoProto...).
+    FunctionProto, NodeProto, TensorProto, ValueInfoProto...), onnxdata's or
+    onnx's (changed in place either way).
 
     Raises:
         AttributeError: ``proto`` has no ``metadata_props``.
         TypeError: a key or value that is not str.
     """
-    entries = _entries(dict_value.items())
+    pairs = [(e.key, e.value) for e in _entries(dict_value.items())]
     del proto.metadata_props[:]
-    proto.metadata_props.extend(entries)
+    for key, value in pairs:  # add(): protobuf's and onnxdata's containers both have it
+        proto.metadata_props.add(key=key, value=value)
 
 
 def set_model_props(model: ModelProto, dict_value: dict[str, str]) -> None:
