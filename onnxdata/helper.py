@@ -77,6 +77,17 @@ from ._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
+from ._messages.graphs import (
+    AttributeProto,
+    FunctionProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    OperatorSetIdProto,
+    TrainingInfoProto,
+    ValueInfoProto,
+)
+from ._messages.types import TensorShapeProto, TypeProto
 from ._numpy import floats as _numpy_floats
 from ._numpy.dtypes import SPECS
 from ._numpy.missing import MissingMLDtypesError
@@ -142,8 +153,23 @@ __all__ = [
     "OP_SET_ID_VERSION_MAP",
     "VERSION_TABLE",
     "AssignmentBindingType",
+    "AttributeProto",
     "DataTypeError",
+    "FunctionProto",
+    "GraphProto",
+    "MapProto",
     "MissingMLDtypesError",
+    "ModelProto",
+    "NodeProto",
+    "OperatorSetIdProto",
+    "OptionalProto",
+    "SequenceProto",
+    "SparseTensorProto",
+    "TensorProto",
+    "TensorShapeProto",
+    "TrainingInfoProto",
+    "TypeProto",
+    "ValueInfoProto",
     "VersionMapType",
     "VersionRowType",
     "VersionTableType",

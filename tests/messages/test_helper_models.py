@@ -295,3 +295,18 @@ def test_a_copy_keeps_unknown_fields_and_values_the_encoder_refuses() -> None:
     copied = helper.make_graph([odd], "g", [], [])
     with pytest.raises(onnxdata.EncodeError, match="input"):
         copied.encode()
+
+
+# What onnx.helper's namespace holds that is no part of its API: modules and
+# typing names it imports, and private helpers its tests do not use.
+NOT_API = {
+    "TYPE_CHECKING", "TypeVar", "collections", "defs", "functools", "google", "numbers",
+    "onnx", "typing", "typing_extensions", "_mapping", "_sanitize_str", "_to_bytes",
+    "_ATTRIBUTE_TYPE_TO_STR",
+}  # fmt: skip
+
+
+def test_every_name_of_onnx_s_helper_is_here() -> None:
+    theirs = {n for n in dir(onnx.helper) if not n.startswith("__")}
+    assert theirs - set(dir(helper)) == NOT_API
+    assert helper.NodeProto is onnxdata.NodeProto  # as onnx.helper.NodeProto is onnx's
