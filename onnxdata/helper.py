@@ -59,7 +59,6 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         name="numpy",
     ) from exc
 
-import copy
 import math
 import operator
 from collections.abc import Iterable, KeysView, Sequence
@@ -129,6 +128,7 @@ from ._tools.printable import (
     printable_value_info,
     strip_doc_string,
 )
+from ._tools.protovalues import copied
 from ._tools.typemakers import (
     make_empty_tensor_value_info,
     make_map_type_proto,
@@ -463,8 +463,9 @@ def make_tensor(
 
 
 def _copy(message: Message) -> Any:
-    """A copy, as protobuf's CopyFrom and repeated-field extend make."""
-    return copy.deepcopy(message)
+    """A copy, as protobuf's CopyFrom and repeated-field extend make (a view of
+    raw_data over a mapped file copied out, where ``copy.deepcopy`` fails)."""
+    return copied(message, type(message))
 
 
 def make_sparse_tensor(

@@ -310,3 +310,19 @@ def test_every_name_of_onnx_s_helper_is_here() -> None:
     theirs = {n for n in dir(onnx.helper) if not n.startswith("__")}
     assert theirs - set(dir(helper)) == NOT_API
     assert helper.NodeProto is onnxdata.NodeProto  # as onnx.helper.NodeProto is onnx's
+
+
+def test_data_makers_copy_tensors_viewing_a_mapped_file() -> None:
+    """make_sparse_tensor, make_sequence, make_optional, make_map copy a tensor
+    whose raw_data is a view (``copy.deepcopy`` cannot: a memoryview does not pickle)."""
+    data = helper.make_tensor("v", onnxdata.TensorProto.FLOAT, [1], b"\0\0\x80?", raw=True).encode()
+    view = onnxdata.TensorProto.decode(data, copy=False)
+    assert isinstance(view.raw_data, memoryview)
+    indices = helper.make_tensor("i", onnxdata.TensorProto.INT64, [1], [0])
+    sparse = helper.make_sparse_tensor(view, indices, [3])
+    seq = helper.make_sequence("s", onnxdata.SequenceProto.TENSOR, [view])
+    opt = helper.make_optional("o", onnxdata.OptionalProto.TENSOR, view)
+    mapped = helper.make_map("m", onnxdata.TensorProto.INT64, [1], seq)
+    for tensor in (sparse.values, seq.tensor_values[0], opt.tensor_value,
+                   mapped.values.tensor_values[0]):  # fmt: skip
+        assert type(tensor.raw_data) is bytes and tensor.encode() == data
