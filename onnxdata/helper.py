@@ -1,14 +1,19 @@
-"""``onnx.helper``'s functions for data messages and data types, on onnxdata's messages.
+"""``onnx.helper`` (1.23.2) on onnxdata's messages, but what needs onnx's C++.
 
-The part of ``onnx.helper`` (1.23.2) whose inputs and outputs are data
-messages, numbers or dtypes: :func:`make_tensor`, :func:`make_sparse_tensor`,
+Models, graphs, nodes, functions and attributes (:func:`make_node`,
+:func:`make_graph`, :func:`make_model`, :func:`make_attribute`, the type-proto
+and value-info makers, the printers, :func:`strip_doc_string`, the version
+tables) come from ``_tools`` (makers, typemakers, attributes, printable): the
+same names, signatures, bytes and exception classes as onnx's; messages given
+are copied, and may be onnx's.
+
+The data half: :func:`make_tensor`, :func:`make_sparse_tensor`,
 :func:`make_sequence`, :func:`make_map`, :func:`make_optional`,
 :func:`printable_tensor_proto` and the data-type mappings
 (``tensor_dtype_to_*``, :func:`np_dtype_to_tensor_dtype`,
 :func:`get_all_tensor_dtypes`).  Same names, signatures and results:
 ``make_tensor(...).encode()`` equals onnx's ``SerializeToString()`` for every
-data type, from lists, arrays or bytes.  Graphs, nodes, attributes and types
-are not data messages and are not here.
+data type, from lists, arrays or bytes.
 
 numpy is needed (the mappings are about numpy dtypes), and ml_dtypes for the
 dtypes of the types numpy lacks: both come with the ``numpy`` extra, as with
@@ -54,7 +59,6 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
         name="numpy",
     ) from exc
 
-import copy
 import math
 import operator
 from collections.abc import Iterable, KeysView, Sequence
@@ -72,10 +76,71 @@ from ._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
+from ._messages.graphs import (
+    AttributeProto,
+    FunctionProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    OperatorSetIdProto,
+    TrainingInfoProto,
+    ValueInfoProto,
+)
+from ._messages.types import TensorShapeProto, TypeProto
 from ._numpy import floats as _numpy_floats
 from ._numpy.dtypes import SPECS
 from ._numpy.missing import MissingMLDtypesError
 from ._numpy.shape import refuse_negative
+from ._tools.attributes import (
+    attr_type_name,
+    get_attribute_value,
+    get_node_attr_value,
+    make_attribute,
+    make_attribute_ref,
+)
+from ._tools.makers import (
+    OP_SET_ID_VERSION_MAP,
+    VERSION_TABLE,
+    AssignmentBindingType,
+    VersionMapType,
+    VersionRowType,
+    VersionTableType,
+    create_op_set_id_version_map,
+    find_min_ir_version_for,
+    make_function,
+    make_graph,
+    make_model,
+    make_model_gen_version,
+    make_node,
+    make_operatorsetid,
+    make_opsetid,
+    make_training_info,
+    set_metadata_props,
+    set_model_props,
+)
+from ._tools.printable import (
+    printable_attribute,
+    printable_dim,
+    printable_graph,
+    printable_node,
+    printable_tensor_proto,
+    printable_type,
+    printable_value_info,
+    strip_doc_string,
+)
+from ._tools.protovalues import copied
+from ._tools.typemakers import (
+    make_empty_tensor_value_info,
+    make_map_type_proto,
+    make_optional_type_proto,
+    make_sequence_type_proto,
+    make_sparse_tensor_type_proto,
+    make_sparse_tensor_value_info,
+    make_tensor_sequence_value_info,
+    make_tensor_type_proto,
+    make_tensor_value_info,
+    make_value_info,
+)
 from .numpy_helper import (
     np_dtype_to_tensor_dtype,
     pack_2bitx4,
@@ -85,16 +150,69 @@ from .numpy_helper import (
 )
 
 __all__ = [
+    "OP_SET_ID_VERSION_MAP",
+    "VERSION_TABLE",
+    "AssignmentBindingType",
+    "AttributeProto",
     "DataTypeError",
+    "FunctionProto",
+    "GraphProto",
+    "MapProto",
     "MissingMLDtypesError",
+    "ModelProto",
+    "NodeProto",
+    "OperatorSetIdProto",
+    "OptionalProto",
+    "SequenceProto",
+    "SparseTensorProto",
+    "TensorProto",
+    "TensorShapeProto",
+    "TrainingInfoProto",
+    "TypeProto",
+    "ValueInfoProto",
+    "VersionMapType",
+    "VersionRowType",
+    "VersionTableType",
+    "find_min_ir_version_for",
     "get_all_tensor_dtypes",
+    "get_attribute_value",
+    "get_node_attr_value",
+    "make_attribute",
+    "make_attribute_ref",
+    "make_empty_tensor_value_info",
+    "make_function",
+    "make_graph",
     "make_map",
+    "make_map_type_proto",
+    "make_model",
+    "make_model_gen_version",
+    "make_node",
+    "make_operatorsetid",
+    "make_opsetid",
     "make_optional",
+    "make_optional_type_proto",
     "make_sequence",
+    "make_sequence_type_proto",
     "make_sparse_tensor",
+    "make_sparse_tensor_type_proto",
+    "make_sparse_tensor_value_info",
     "make_tensor",
+    "make_tensor_sequence_value_info",
+    "make_tensor_type_proto",
+    "make_tensor_value_info",
+    "make_training_info",
+    "make_value_info",
     "np_dtype_to_tensor_dtype",
+    "printable_attribute",
+    "printable_dim",
+    "printable_graph",
+    "printable_node",
     "printable_tensor_proto",
+    "printable_type",
+    "printable_value_info",
+    "set_metadata_props",
+    "set_model_props",
+    "strip_doc_string",
     "tensor_dtype_to_field",
     "tensor_dtype_to_np_dtype",
     "tensor_dtype_to_storage_tensor_dtype",
@@ -172,23 +290,6 @@ def tensor_dtype_to_field(tensor_dtype: int) -> str:
 def get_all_tensor_dtypes() -> KeysView[int]:
     """Every defined data type (UNDEFINED excluded)."""
     return DATA_TYPES.keys()
-
-
-def printable_tensor_proto(t: TensorProto) -> str:
-    """``%name[TYPE, 2x3]`` (``, scalar`` for no dims), as onnx prints a tensor.
-
-    Raises:
-        TypeError: ``t`` is not a TensorProto (onnxdata's or onnx's).
-        ValueError: its ``data_type`` is not a TensorProto.DataType (as onnx).
-    """
-    t = as_message(t, TensorProto)
-    try:
-        type_name = DT.Name(t.data_type)
-    except ValueError:
-        raise ValueError(f"enum DataType has no name defined for value {t.data_type!r}") from None
-    dims = list(t.dims)
-    shape = "x".join(map(str, dims)) if dims else "scalar"
-    return f"%{t.name or ''}[{type_name}, {shape}]"
 
 
 # --------------------------------------------------------------------------
@@ -362,8 +463,9 @@ def make_tensor(
 
 
 def _copy(message: Message) -> Any:
-    """A copy, as protobuf's CopyFrom and repeated-field extend make."""
-    return copy.deepcopy(message)
+    """A copy, as protobuf's CopyFrom and repeated-field extend make (a view of
+    raw_data over a mapped file copied out, where ``copy.deepcopy`` fails)."""
+    return copied(message, type(message))
 
 
 def make_sparse_tensor(
@@ -483,3 +585,8 @@ def make_optional(name: str, elem_type: int, value: Any | None) -> OptionalProto
         raise TypeError(f"make_optional: elem_type {code} needs a value, got None")
     setattr(optional, field.name, _copy(as_message(value, field.message)))
     return optional
+
+
+# onnx's private names, which its own tests call.
+_attr_type_to_str = attr_type_name
+_create_op_set_id_version_map = create_op_set_id_version_map

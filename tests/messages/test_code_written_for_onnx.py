@@ -19,6 +19,7 @@ import importlib
 import json
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -531,6 +532,221 @@ def numpy_round_trip_every_dtype(m: ModuleType, tmp: Path) -> Any:
     return out
 
 
+# -- models: builders, graph walkers, surgery -----------------------------------
+
+
+def _conv_model(m: ModuleType) -> Any:
+    """A small model as converters and tutorials build it with ``helper``."""
+    h, tp = m.helper, m.TensorProto
+    w = m.numpy_helper.from_array(np.arange(8, dtype=np.float32).reshape(2, 1, 2, 2), "W")
+    b = m.numpy_helper.from_array(np.array([0.5, -0.5], np.float32), "B")
+    then = h.make_graph(
+        [h.make_node("Identity", ["Y"], ["t_out"])], "then_body", [],
+        [h.make_tensor_value_info("t_out", tp.FLOAT, None)],
+    )  # fmt: skip
+    other = h.make_graph(
+        [h.make_node("Neg", ["Y"], ["e_out"])], "else_body", [],
+        [h.make_tensor_value_info("e_out", tp.FLOAT, None)],
+    )  # fmt: skip
+    nodes = [
+        h.make_node("Conv", ["X", "W", "B"], ["C"], name="conv0", kernel_shape=[2, 2],
+                    pads=[0, 0, 0, 0], strides=[1, 1]),
+        h.make_node("Relu", ["C"], ["Y"], name="relu0"),
+        h.make_node("ReduceSum", ["Y"], ["S"], name="sum0", keepdims=0),
+        h.make_node("Greater", ["S", "zero"], ["cond"], name="gt0"),
+        h.make_node("If", ["cond"], ["Z"], name="if0", then_branch=then, else_branch=other),
+        h.make_node("LeakyRelu", ["Z"], ["out"], name="leaky0", alpha=0.1),
+    ]  # fmt: skip
+    zero = h.make_tensor("zero", tp.FLOAT, [], [0.0])
+    graph = h.make_graph(
+        nodes, "conv_net",
+        [h.make_tensor_value_info("X", tp.FLOAT, ["N", 1, 3, 3])],
+        [h.make_tensor_value_info("out", tp.FLOAT, None)],
+        initializer=[w, b, zero],
+    )  # fmt: skip
+    model = h.make_model(
+        graph, producer_name="exporter", opset_imports=[h.make_opsetid("", 17)], ir_version=8
+    )
+    h.set_model_props(model, {"author": "me"})
+    return model
+
+
+def build_and_serialize_a_model(m: ModuleType, tmp: Path) -> Any:
+    """An exporter: build a model with ``helper``, serialize it, read it back."""
+    model = _conv_model(m)
+    data = model.SerializeToString()
+    back = m.ModelProto.FromString(data)
+    (tmp / "model.onnx").write_bytes(data)
+    return data, str(back) == str(model), back == model, back.ByteSize()
+
+
+def walk_nodes_and_attributes(m: ModuleType, tmp: Path) -> Any:
+    """A graph walker: every node of the graph and its subgraphs, depth first,
+    with each attribute's value through ``get_attribute_value``."""
+    found = []
+
+    def walk(graph: Any, depth: int) -> None:
+        for node in graph.node:
+            for attr in node.attribute:
+                value = m.helper.get_attribute_value(attr)
+                if attr.type == m.AttributeProto.GRAPH:
+                    walk(value, depth + 1)
+                    value = value.name
+                elif attr.type == m.AttributeProto.TENSOR:
+                    value = _array(m.numpy_helper.to_array(value))
+                found.append((depth, node.op_type, attr.name, attr.type, value))
+            if not node.attribute:
+                found.append((depth, node.op_type, None, None, None))
+
+    walk(_conv_model(m).graph, 0)
+    return found
+
+
+def tinygrad_style_attribute_reader(m: ModuleType, tmp: Path) -> Any:
+    """A loader in tinygrad's style: attributes to a dict by type, ints and floats
+    as Python values, strings decoded, tensors as arrays."""
+    model = m.ModelProto.FromString(_conv_model(m).SerializeToString())
+
+    def attribute_dict(node: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for a in node.attribute:
+            value = m.helper.get_attribute_value(a)
+            if a.type == m.AttributeProto.STRING:
+                value = value.decode("utf-8")
+            elif a.type in (m.AttributeProto.INTS, m.AttributeProto.FLOATS):
+                value = tuple(value)
+            elif a.type == m.AttributeProto.GRAPH:
+                value = [n.op_type for n in value.node]
+            out[a.name] = value
+        return out
+
+    tensors = {t.name: _array(m.numpy_helper.to_array(t)) for t in model.graph.initializer}
+    shapes = {
+        i.name: [d.dim_value if d.HasField("dim_value") else d.dim_param
+                 for d in i.type.tensor_type.shape.dim]
+        for i in model.graph.input
+    }  # fmt: skip
+    return [(n.op_type, attribute_dict(n)) for n in model.graph.node], tensors, shapes
+
+
+def rename_initializers_across_a_graph(m: ModuleType, tmp: Path) -> Any:
+    """Graph surgery: prefix every initializer's name and every use of it."""
+    model = _conv_model(m)
+    renames = {t.name: f"p/{t.name}" for t in model.graph.initializer}
+    for t in model.graph.initializer:
+        t.name = renames[t.name]
+    for node in model.graph.node:
+        for i, name in enumerate(node.input):
+            if name in renames:
+                node.input[i] = renames[name]
+    return model.SerializeToString(), [list(n.input) for n in model.graph.node]
+
+
+def read_opset_imports(m: ModuleType, tmp: Path) -> Any:
+    """What a runtime checks first: the IR version and the opset of each domain."""
+    model = _conv_model(m)
+    model.opset_import.append(m.helper.make_opsetid("ai.onnx.ml", 3))
+    opsets = {o.domain or "ai.onnx": o.version for o in model.opset_import}
+    needed = m.helper.find_min_ir_version_for(list(model.opset_import))
+    default = m.helper.make_model(m.GraphProto()).opset_import[0].version
+    return model.ir_version, opsets, needed, default, m.helper.VERSION_TABLE[-1]
+
+
+def topological_sort(m: ModuleType, tmp: Path) -> Any:
+    """Kahn's sort of the nodes, as graph optimizers do before rewriting."""
+    graph = _conv_model(m).graph
+    nodes = list(graph.node)[::-1]  # reversed, so the sort has work to do
+    known = {i.name for i in graph.input} | {t.name for t in graph.initializer}
+    ordered = []
+    while nodes:
+        ready = [n for n in nodes if all(i in known or not i for i in n.input)]
+        for n in ready:
+            ordered.append(n.name)
+            known.update(n.output)
+            nodes.remove(n)
+    sorted_graph = m.helper.make_graph(
+        [next(n for n in graph.node if n.name == name) for name in ordered],
+        graph.name, list(graph.input), list(graph.output), list(graph.initializer),
+    )  # fmt: skip
+    return ordered, sorted_graph.SerializeToString()
+
+
+def extract_a_subgraph(m: ModuleType, tmp: Path) -> Any:
+    """Cut the graph between two tensors, keeping the initializers it uses."""
+    model = _conv_model(m)
+    graph = model.graph
+    keep = [n for n in graph.node if n.name in ("conv0", "relu0")]
+    used = {i for n in keep for i in n.input}
+    sub = m.helper.make_graph(
+        keep, "extracted", [m.helper.make_tensor_value_info("X", m.TensorProto.FLOAT, None)],
+        [m.helper.make_tensor_value_info("Y", m.TensorProto.FLOAT, None)],
+        initializer=[t for t in graph.initializer if t.name in used],
+    )  # fmt: skip
+    out = m.helper.make_model(sub, opset_imports=list(model.opset_import))
+    return out.SerializeToString(), [t.name for t in out.graph.initializer]
+
+
+def print_a_graph(m: ModuleType, tmp: Path) -> Any:
+    """A debugging dump: ``printable_graph`` (its deprecation warning caught), and
+    each node and value info printed on its own."""
+    graph = _conv_model(m).graph
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = m.helper.printable_graph(graph)
+    nodes = [m.helper.printable_node(n) for n in graph.node]
+    infos = [m.helper.printable_value_info(v) for v in [*graph.input, *graph.output]]
+    return text, nodes, infos, [w.category.__name__ for w in caught]
+
+
+def strip_and_clean_a_model(m: ModuleType, tmp: Path) -> Any:
+    """A model cleaner: clear doc strings and metadata, drop unused initializers."""
+    model = _conv_model(m)
+    model.graph.node[0].doc_string = "conv docs"
+    model.doc_string = "model docs"
+    for node in model.graph.node:
+        node.ClearField("doc_string")
+    model.ClearField("doc_string")
+    del model.metadata_props[:]
+    used = {i for n in model.graph.node for i in n.input}
+    kept = [t for t in model.graph.initializer if t.name in used]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(kept)
+    return model.SerializeToString()
+
+
+def attribute_errors_as_caught(m: ModuleType, tmp: Path) -> Any:
+    """What a builder's ``except`` clauses see from bad attributes and makers."""
+    h = m.helper
+    return (
+        _raised(lambda: h.make_attribute("a", []), ValueError),
+        _raised(lambda: h.make_attribute("a", object()), TypeError),
+        _raised(lambda: h.make_attribute("a", ["x", 1]), ValueError),
+        _raised(lambda: h.make_attribute("a", 1, attr_type=m.AttributeProto.FLOAT), TypeError),
+        _raised(lambda: h.make_node("A", ["x", 1], ["y"]), TypeError),
+        _raised(lambda: h.make_model(m.GraphProto(), bogus=1), AttributeError),
+        _raised(lambda: h.make_tensor_value_info("x", 1, [1.5]), ValueError),
+        _raised(lambda: h.get_node_attr_value(h.make_node("A", [], []), "k"), ValueError),
+        _raised(lambda: h.find_min_ir_version_for([h.make_opsetid("", 999)]), ValueError),
+    )
+
+
+def save_and_load_a_model_file(m: ModuleType, tmp: Path) -> Any:
+    """``onnx.save``/``onnx.load`` of a model, and a model with external data."""
+    model = _conv_model(m)
+    m.save_model(model, str(tmp / "model.onnx"))
+    back = m.load_model(str(tmp / "model.onnx"))
+    same = back == model
+    m.external_data_helper.convert_model_to_external_data(
+        back, all_tensors_to_one_file=True, location="weights.bin", size_threshold=0
+    )
+    m.save(back, str(tmp / "external.onnx"))
+    again = m.load(str(tmp / "external.onnx"))
+    return (
+        same, (tmp / "weights.bin").read_bytes(), again.SerializeToString(),
+        m.load_model_from_string(model.SerializeToString()).SerializeToString(),
+    )  # fmt: skip
+
+
 PROGRAMS: tuple[Program, ...] = (
     load_test_data_set,
     dump_sequence_and_optional_outputs,
@@ -553,7 +769,22 @@ PROGRAMS: tuple[Program, ...] = (
     blank_tensor_as_read_by_tools,
     parse_errors_and_merges,
     numpy_round_trip_every_dtype,
+    build_and_serialize_a_model,
+    walk_nodes_and_attributes,
+    tinygrad_style_attribute_reader,
+    rename_initializers_across_a_graph,
+    read_opset_imports,
+    topological_sort,
+    extract_a_subgraph,
+    print_a_graph,
+    strip_and_clean_a_model,
+    attribute_errors_as_caught,
+    save_and_load_a_model_file,
 )
+
+# Programs that need onnxdata's model-level file functions, which are written
+# on another branch: skipped, with the reason, only while a name is missing.
+NEEDS_MODEL_FILES = {save_and_load_a_model_file: ("save_model", "load_model", "load")}
 
 
 def _outcome(program: Program, module: ModuleType, tmp: Path) -> Any:
@@ -566,6 +797,9 @@ def _outcome(program: Program, module: ModuleType, tmp: Path) -> Any:
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
 def test_same_results_as_onnx(program: Program, tmp_path: Path) -> None:
+    missing = [n for n in NEEDS_MODEL_FILES.get(program, ()) if not hasattr(onnxdata, n)]
+    if missing:
+        pytest.skip(f"onnxdata has no {', '.join(missing)} yet (model-level load/save)")
     expected = _outcome(program, onnx, tmp_path / "onnx")
     assert expected[0] == "returned", f"the program fails on onnx itself: {expected}"
     assert _outcome(program, onnxdata, tmp_path / "onnxdata") == expected

@@ -3,8 +3,11 @@
 It keeps the in-scope tests only (the others are deselected, so they are never
 run nor counted), and writes each test's outcome and first error line to a
 JSON file, which the runner reads.  Two environment variables, set by the
-runner, say where: ``ONNXDATA_SUITE_SCOPE`` (a JSON object: file name -> the
-in-scope test names, ``Class::test`` or ``test``) and ``ONNXDATA_SUITE_REPORT``.
+runner, say where: ``ONNXDATA_SUITE_SCOPE`` (a JSON object: ``"tests"``, file
+name -> the in-scope test names, ``Class::test`` or ``test``; ``"parameters"``,
+the out-of-scope parameter ids) and ``ONNXDATA_SUITE_REPORT``.  A case of an
+in-scope test with an out-of-scope parameter is deselected and reported as
+``excluded``.
 """
 
 from __future__ import annotations
@@ -44,13 +47,27 @@ def first_line(report: pytest.TestReport | pytest.CollectReport) -> str:
     return lines[0]
 
 
+def parameters(nodeid: str) -> set[str]:
+    """The ids of a case's parameters (``[Path-onnxtxt]`` -> ``{"Path", "onnxtxt"}``)."""
+    _, bracket, rest = nodeid.partition("[")
+    return set(rest.rstrip("]").split("-")) if bracket else set()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     scope = json.loads(Path(os.environ[_SCOPE]).read_text(encoding="utf-8"))
+    tests, excluded = scope["tests"], set(scope["parameters"])
     kept: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:
         file, name = test_name(item.nodeid)
-        (kept if name in scope.get(file, ()) else dropped).append(item)
+        if name not in tests.get(file, ()):
+            dropped.append(item)
+        elif parameters(item.nodeid) & excluded:
+            dropped.append(item)
+            word = sorted(parameters(item.nodeid) & excluded)[0]
+            _results[item.nodeid] = {"outcome": "excluded", "message": word}
+        else:
+            kept.append(item)
     config.hook.pytest_deselected(items=dropped)
     items[:] = kept
 

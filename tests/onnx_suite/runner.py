@@ -130,7 +130,10 @@ def prepare(tests: Path, work: Path) -> tuple[dict[str, list[str]], list[tuple[s
 
 def _pytest(work: Path, in_scope: dict[str, list[str]], library: Path) -> dict[str, dict[str, str]]:
     scope_file, report_file = work / "scope.json", work / "report.json"
-    scope_file.write_text(json.dumps(in_scope), encoding="utf-8")
+    scope_file.write_text(
+        json.dumps({"tests": in_scope, "parameters": sorted(scope.OUT_OF_SCOPE_PARAMETERS)}),
+        encoding="utf-8",
+    )
     # The helpers sit beside the tests: nothing of this checkout but ``library``'s onnxdata.
     shutil.copyfile(HERE / "plugin.py", work / f"{PLUGIN}.py")
     shutil.copyfile(HERE / "switched.py", work / f"{SWITCHED}.py")
@@ -170,9 +173,15 @@ def run(given: str | None = None, library: Path = ROOT) -> Run:
         copies.mkdir()
         in_scope, excluded = prepare(tests, copies)
         report = _pytest(copies, in_scope, library)
-    results = [Result(nodeid, e["outcome"], e["message"]) for nodeid, e in report.items()]
-    ran = {(Path(r.nodeid.split("::")[0]).name, r.nodeid.split("::", 1)[1].split("[")[0])
-           for r in results if "::" in r.nodeid}  # fmt: skip
+    results = [
+        Result(nodeid, e["outcome"], e["message"])
+        for nodeid, e in report.items() if e["outcome"] != "excluded"
+    ]  # fmt: skip
+    excluded.extend(
+        (nodeid, e["message"]) for nodeid, e in report.items() if e["outcome"] == "excluded"
+    )
+    ran = {(Path(nodeid.split("::")[0]).name, nodeid.split("::", 1)[1].split("[")[0])
+           for nodeid in report if "::" in nodeid}  # fmt: skip
     broken = {r.nodeid.split("::")[0]: r.message for r in results if r.outcome == "error"
               and (r.nodeid.endswith("<collection>") or r.nodeid == "<run>")}  # fmt: skip
     for file, names in in_scope.items():

@@ -11,7 +11,7 @@ import pytest
 
 import onnxdata
 from onnxdata import helper, numpy_helper
-from tests.onnx_suite import runner, scope, switched
+from tests.onnx_suite import plugin, runner, scope, switched
 from tests.onnx_suite.rewrite import SWITCHED, rewrite
 
 
@@ -80,10 +80,10 @@ def test_an_import_sharing_its_line_is_refused() -> None:
 
 SCOPED = """
 import pytest
-from onnx import helper, TensorProto
+from onnx import checker, helper, parser, TensorProto
 
 def _model():
-    return helper.make_model(None)
+    return parser.parse_model("<ir_version: 8> agraph () => () {}")
 
 def _tensor():
     return helper.make_tensor("t", TensorProto.FLOAT, [1], [1.0])
@@ -94,13 +94,18 @@ def test_tensor():
 def test_model_through_a_function():
     _model()
 
+def test_a_model_built_in_python():
+    helper.make_model(helper.make_graph([], "g", [], []))
+
 class TestBase:
     @pytest.fixture(autouse=True)
     def setup(self):
         self.model = self.build()
 
     def build(self):
-        return helper.make_graph([], "g", [], [])
+        m = helper.make_model(helper.make_graph([], "g", [], []))
+        checker.check_model(m)
+        return m
 
     def test_reads_a_tensor(self):
         _tensor()
@@ -117,6 +122,10 @@ class TestPlain:
     def test_onnx_load(self):
         import onnx
         onnx.load("m.onnx")
+
+    def test_shape_inference(self):
+        import onnx
+        onnx.shape_inference.infer_shapes(onnx.load("m.onnx"))
 """
 
 
@@ -124,18 +133,27 @@ def test_scope_follows_what_a_test_runs() -> None:
     found = {v.name: v.excluded_by for v in scope.verdicts(SCOPED)}
     assert found == {
         "test_tensor": "",
-        "test_model_through_a_function": "make_model",
-        "TestBase::test_reads_a_tensor": "make_graph",  # its autouse fixture builds a graph
-        "TestDerived::test_more": "make_graph",  # inherited
-        "TestDerived::test_reads_a_tensor": "make_graph",
+        "test_model_through_a_function": "parse_model",
+        "test_a_model_built_in_python": "",  # models are in scope: only onnx's C++ is out
+        "TestBase::test_reads_a_tensor": "check_model",  # its autouse fixture checks a model
+        "TestDerived::test_more": "check_model",  # inherited
+        "TestDerived::test_reads_a_tensor": "check_model",
         "TestPlain::test_plain": "",
-        "TestPlain::test_onnx_load": "onnx.load",
+        "TestPlain::test_onnx_load": "",
+        "TestPlain::test_shape_inference": "infer_shapes",
     }
+
+
+def test_parameter_ids() -> None:
+    assert plugin.parameters("a.py::T::test_x[Path-onnxtxt]") == {"Path", "onnxtxt"}
+    assert plugin.parameters("a.py::test_x") == set()
+    assert "onnxtxt" in scope.OUT_OF_SCOPE_PARAMETERS
 
 
 FAKE_HELPER_TEST = """
 import pytest
-from onnx import helper, TensorProto, hub
+import onnx
+from onnx import helper, TensorProto, backend
 
 def test_passes():
     assert helper.make_tensor("t", TensorProto.FLOAT, [1], [1.0]).name == "t"
@@ -144,11 +162,15 @@ def test_passes():
 def test_fails(n):
     assert TensorProto(name="x").name == "y", "names differ"
 
-def test_reaches_an_absent_name():
-    hub.load("resnet50")
+@pytest.mark.parametrize("fmt", ["protobuf", "onnxtxt"])
+def test_a_format(fmt):
+    assert fmt == "protobuf"
 
-def test_a_graph():
-    helper.make_graph([], "g", [], [])
+def test_reaches_an_absent_name():
+    backend.prepare(None)
+
+def test_a_checked_graph():
+    onnx.checker.check_graph(helper.make_graph([], "g", [], []))
 """
 
 
@@ -174,14 +196,19 @@ def test_the_runner_reports_each_in_scope_test(tmp_path: Path) -> None:
         "helper_test.py::test_passes": ("passed", ""),
         "helper_test.py::test_fails[1]": ("failed", "AssertionError: names differ"),
         "helper_test.py::test_fails[2]": ("failed", "AssertionError: names differ"),
+        "helper_test.py::test_a_format[protobuf]": ("passed", ""),
         "helper_test.py::test_reaches_an_absent_name": (
             "failed",
             # the class of the helper module copied beside the tests
-            "onnx_suite_switched.OutOfScopeError: onnxdata has no onnx.hub.load (out of its scope)",
+            "onnx_suite_switched.OutOfScopeError: "
+            "onnxdata has no onnx.backend.prepare (out of its scope)",
         ),
     }
-    assert outcome.excluded == (("helper_test.py::test_a_graph", "make_graph"),)
-    assert "1 passed, 3 failed, 0 error" in runner.table(outcome)
+    assert outcome.excluded == (
+        ("helper_test.py::test_a_checked_graph", "check_graph"),
+        ("helper_test.py::test_a_format[onnxtxt]", "onnxtxt"),
+    )
+    assert "2 passed, 3 failed, 0 error" in runner.table(outcome)
 
 
 def test_sources_of_another_version_are_refused(tmp_path: Path) -> None:
