@@ -35,7 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Collection
 
-__all__ = ["MAX_PROTOBUF", "TOO_LARGE", "ProtoSerializer", "registry"]
+__all__ = ["MAX_PROTOBUF", "TOO_LARGE", "ProtoSerializer", "raise_if_too_large", "registry"]
 
 _ENCODING = "utf-8"
 MAX_PROTOBUF = 2**31 - 1
@@ -100,6 +100,19 @@ def _message(proto: Any) -> Message:
         TypeError: ``proto`` is not an ONNX message.
     """
     return any_message(proto)
+
+
+def raise_if_too_large(message: Message) -> None:
+    """Raise onnx's error if ``message`` encodes to more than protobuf reads.
+
+    The size is measured by streaming the encoding into nothing: large
+    payloads are handed over as they are, never read or copied.
+
+    Raises:
+        ValueError: the encoding is over :data:`MAX_PROTOBUF` bytes.
+    """
+    if message.encode_to(_Nowhere()) > MAX_PROTOBUF:
+        raise ValueError(TOO_LARGE)
 
 
 class _Nowhere:
@@ -179,8 +192,7 @@ class _ProtobufSerializer:
         try:
             return message.encode(max_size=MAX_PROTOBUF)
         except EncodeValueError:
-            if message.ByteSize() > MAX_PROTOBUF:
-                raise ValueError(TOO_LARGE) from None
+            raise_if_too_large(message)
             raise
 
     def deserialize_proto(self, serialized: Any, proto: Any) -> Any:

@@ -32,7 +32,7 @@ from .external import ExternalMaps, uses_external_data
 from .external_marks import model_to_external, write_marked
 from .files import load as load_file
 from .files import open_buffer
-from .formats import MAX_PROTOBUF, TOO_LARGE, registry
+from .formats import MAX_PROTOBUF, raise_if_too_large, registry
 from .kinds import any_message
 from .model_tensors import all_tensors
 
@@ -255,6 +255,5 @@ def _encode_limited(model: Any, file: Any) -> None:
     try:
         encode_to(model, file, MAX_PROTOBUF)
     except EncodeValueError:
-        if model.ByteSize() > MAX_PROTOBUF:
-            raise ValueError(TOO_LARGE) from None
+        raise_if_too_large(model)
         raise
