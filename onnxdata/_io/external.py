@@ -248,7 +248,7 @@ class ExternalMaps:
 
     def view(self, tensor: TensorProto, base_dir: str) -> Any:
         """The bytes of ``tensor``'s external data: a read-only view of the mapped
-        file (or a ``bytearray`` read from it).
+        file (or the ``bytes`` read from it).
 
         Raises:
             as :func:`read_external_data`.
@@ -259,7 +259,7 @@ class ExternalMaps:
             offset, length, size = _range(desc.fd, info, name)
             whole = None if self.copy or length == 0 else self._mapped(desc.fd, size)
             if whole is None or len(whole) < offset + length:
-                return _read_range(desc.fd, info, name)
+                return bytes(_read_range(desc.fd, info, name))  # as onnx's field holds them
             return whole[offset : offset + length]
 
     def _mapped(self, fd: int, size: int) -> memoryview | None:
