@@ -32,7 +32,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-    from ._io.files import load, save
+    from ._io.entry import load, save
+    from ._io.model_io import load_from_string, load_model, load_model_from_string, save_model
     from ._io.models import ModelFileError
     from ._io.stream import SequenceWriter, iter_sequence
     from ._io.tensor_io import load_tensor, load_tensor_from_string, save_tensor
@@ -66,8 +67,12 @@ _LAZY = {
     "check": "._tools.check",
     "Violation": "._tools.check",
     "ModelFileError": "._io.models",
-    "load": "._io.files",
-    "save": "._io.files",
+    "load": "._io.entry",
+    "save": "._io.entry",
+    "load_from_string": "._io.model_io",
+    "load_model": "._io.model_io",
+    "load_model_from_string": "._io.model_io",
+    "save_model": "._io.model_io",
     "SequenceWriter": "._io.stream",
     "iter_sequence": "._io.stream",
     "load_tensor": "._io.tensor_io",
@@ -157,9 +162,13 @@ __all__ = [
     "check",
     "iter_sequence",
     "load",
+    "load_from_string",
+    "load_model",
+    "load_model_from_string",
     "load_tensor",
     "load_tensor_from_string",
     "save",
+    "save_model",
     "save_tensor",
     *_versions.__all__,
 ]

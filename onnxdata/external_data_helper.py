@@ -1,18 +1,25 @@
-"""External data for tensors: the tensor half of ``onnx.external_data_helper``.
+"""External data: ``onnx.external_data_helper`` for models, and for data messages.
 
 A tensor with ``data_location = EXTERNAL`` keeps its values in a file named by
 its ``external_data`` entries (``location``, ``offset``, ``length``, ...).
 This module reads them in (:func:`load_external_data_for_tensor`), writes
 them out (:func:`save_external_data`), and marks and unmarks tensors
-(:func:`set_external_data`, :func:`remove_external_data_field`).  Where onnx
-works on a ``ModelProto``, the functions here take the tensors: a data message
-(every tensor inside it, see :func:`get_all_tensors`) or any iterable of
-``TensorProto``:
+(:func:`set_external_data`, :func:`remove_external_data_field`).  For a
+model it has onnx's functions under onnx's names
+(:func:`load_external_data_for_model`, :func:`convert_model_to_external_data`,
+:func:`convert_model_from_external_data`, :func:`write_external_data_tensors`,
+and the tensor walkers :func:`get_all_tensors`,
+:func:`get_initializer_tensors`, :func:`get_attribute_tensors`, also under
+onnx's private names ``_get_all_tensors``...).  For data messages and plain
+lists of tensors the same steps are:
 
 * :func:`convert_tensors_to_external_data` for ``convert_model_to_external_data``,
 * :func:`convert_tensors_from_external_data` for ``convert_model_from_external_data``,
-* :func:`write_external_data_tensors` (the same name as onnx's, tensors instead of a model),
+* :func:`write_external_data_tensors` (a model, a data message or tensors),
 * :func:`load_external_data_for_tensors` for ``load_external_data_for_model``.
+
+:func:`load_external_data_for_model` maps the files instead of reading them:
+``raw_data`` becomes a read-only view, read from disk when used.
 
 Reading and writing refuse what onnx refuses, with the same errors: a location
 that is absolute or leaves the base directory, a symbolic link on the path,
@@ -34,23 +41,24 @@ failed write is cut off, leaving the file as it was.
 
 from __future__ import annotations
 
-import re
-import uuid
-
-from ._core.errors import ValidationError
 from ._core.foreign import foreign_name
 from ._core.schema import MESSAGE, spec_of
-from ._io.external import (
-    ALLOWED_KEYS,
-    MAX_PADDING,
-    ExternalDataInfo,
-    read_external_data,
-    split_location,
-    write_external_data,
-)
+from ._io.external import ALLOWED_KEYS, MAX_PADDING, ExternalDataInfo, read_external_data
 from ._io.external import uses_external_data as _uses
+from ._io.external_marks import (
+    mark_external,
+    model_to_external,
+    one_file_name,
+    save_tensor_data,
+    set_external,
+    unmark_external,
+    write_marked,
+)
+from ._io.kinds import all_message_types
+from ._io.model_io import attach_external_data
+from ._io.model_tensors import all_tensors, attribute_tensors, initializer_tensors
 from ._messages.convert import as_message
-from ._messages.declarations import MESSAGE_TYPES, Message, StringStringEntryProto, TensorProto
+from ._messages.declarations import Message, TensorProto
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,9 +69,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ExternalDataInfo",
+    "convert_model_from_external_data",
+    "convert_model_to_external_data",
     "convert_tensors_from_external_data",
     "convert_tensors_to_external_data",
     "get_all_tensors",
+    "get_attribute_tensors",
+    "get_initializer_tensors",
+    "load_external_data_for_model",
     "load_external_data_for_tensor",
     "load_external_data_for_tensors",
     "remove_external_data_field",
@@ -77,8 +90,6 @@ _ALLOWED_EXTERNAL_DATA_KEYS = ALLOWED_KEYS
 """The keys an ``external_data`` entry may have (onnx's private name)."""
 _MAX_EXTERNAL_DATA_PADDING = MAX_PADDING
 """The largest alignment gap written before a tensor's data (onnx's private name)."""
-
-_VALID_FILENAME = re.compile(r'[^<>:;,?"*|/\\\0]+\Z')
 
 
 def _mutate(value: Any, change: Callable[[Any], _R], *classes: type[Message]) -> _R:
@@ -123,23 +134,7 @@ def set_external_data(
     """
 
     def change(t: TensorProto) -> None:
-        if not t.HasField("raw_data"):
-            raise ValueError(
-                f"Tensor {t.name} does not have raw_data field. "
-                "Cannot set external data for this tensor."
-            )
-        values = {
-            "location": location,
-            "offset": None if offset is None else int(offset),
-            "length": None if length is None else int(length),
-            "checksum": checksum,
-            "basepath": basepath,
-        }
-        del t.external_data[:]
-        t.data_location = TensorProto.EXTERNAL
-        for key, value in values.items():
-            if value is not None:
-                t.external_data.append(StringStringEntryProto(key=key, value=str(value)))
+        set_external(t, location, offset, length, checksum, basepath)
 
     _mutate(tensor, change)
 
@@ -191,11 +186,7 @@ def save_external_data(tensor: TensorProto, base_path: str) -> None:
     """
 
     def change(t: TensorProto) -> None:
-        info = ExternalDataInfo(t)
-        if not t.HasField("raw_data"):
-            raise ValidationError("raw_data field doesn't exist.")
-        offset, length = write_external_data(t, base_path, t.raw_data)
-        set_external_data(t, info.location, offset, length)
+        save_tensor_data(t, base_path)
 
     _mutate(tensor, change)
 
@@ -216,17 +207,23 @@ def remove_external_data_field(tensor: TensorProto, field_key: str) -> None:
 
 
 def get_all_tensors(message: Message) -> Iterator[TensorProto]:
-    """Every TensorProto in a data message, in field order, depth first.
+    """Every TensorProto in a message, in field order, depth first.
 
-    A TensorProto gives itself; a SparseTensorProto its values and indices;
-    a SequenceProto, MapProto or OptionalProto the tensors of its elements,
-    however deeply nested.  For an onnx protobuf message, the tensors are
-    those of an onnxdata copy of it.
+    A ModelProto gives what onnx's ``_get_all_tensors`` gives: the
+    initializers of its graph and subgraphs, then the tensors of node
+    attributes (in the graphs and the functions).  A TensorProto gives
+    itself; a SparseTensorProto its values and indices; a SequenceProto,
+    MapProto or OptionalProto the tensors of its elements; any other
+    message every tensor it holds, however deeply nested.  For an onnx
+    protobuf message, the tensors are those of an onnxdata copy of it.
 
     Raises:
-        TypeError: ``message`` is not a data message.
+        TypeError: ``message`` is not an ONNX message.
     """
-    root = as_message(message, *MESSAGE_TYPES)
+    root = as_message(message, *all_message_types())
+    if spec_of(type(root)).full_name == "onnx.ModelProto":
+        yield from all_tensors(root)
+        return
     stack: list[Any] = [root]
     while stack:
         msg = stack.pop()
@@ -257,24 +254,16 @@ def _each(tensors: Any, change: Callable[[TensorProto], None]) -> None:
             for t in list(get_all_tensors(message)):
                 change(t)
 
-        _mutate(tensors, all_of, *MESSAGE_TYPES)
+        _mutate(tensors, all_of, *all_message_types())
         return
     try:
         items = list(tensors)
     except TypeError:
         raise TypeError(
-            f"expected a data message or an iterable of TensorProto, got {type(tensors).__name__}"
+            f"expected a message or an iterable of TensorProto, got {type(tensors).__name__}"
         ) from None
     for t in items:
         _mutate(t, change)
-
-
-def _file_name(tensor: TensorProto) -> str:
-    """The tensor's name as a file name, or a new unique one (as onnx chooses)."""
-    name = tensor.name or ""
-    if _VALID_FILENAME.match(name) and name not in (".", ".."):
-        return name
-    return str(uuid.uuid1())
 
 
 def convert_tensors_to_external_data(
@@ -297,15 +286,8 @@ def convert_tensors_to_external_data(
             the base directory.
         TypeError: ``tensors`` holds something that is not a TensorProto.
     """
-    if all_tensors_to_one_file:
-        file_name = location or str(uuid.uuid1()) + ".data"
-        split_location(file_name)  # refuses an absolute or escaping location now
-
-    def change(t: TensorProto) -> None:
-        if t.HasField("raw_data") and len(memoryview(t.raw_data).cast("B")) >= size_threshold:
-            set_external_data(t, file_name if all_tensors_to_one_file else _file_name(t))
-
-    _each(tensors, change)
+    file_name = one_file_name(location) if all_tensors_to_one_file else None
+    _each(tensors, lambda t: mark_external([t], file_name, size_threshold))
 
 
 def convert_tensors_from_external_data(tensors: Any) -> None:
@@ -317,14 +299,7 @@ def convert_tensors_from_external_data(tensors: Any) -> None:
         TypeError: ``tensors`` holds something that is not a TensorProto.
     """
 
-    def change(t: TensorProto) -> None:
-        if _uses(t):
-            if not t.HasField("raw_data"):
-                raise ValueError("raw_data field doesn't exist.")
-            del t.external_data[:]
-            t.data_location = TensorProto.DEFAULT
-
-    _each(tensors, change)
+    _each(tensors, lambda t: unmark_external([t]))
 
 
 def write_external_data_tensors(tensors: Any, filepath: str) -> Any:
@@ -336,12 +311,7 @@ def write_external_data_tensors(tensors: Any, filepath: str) -> Any:
         as :func:`save_external_data`.
     """
 
-    def change(t: TensorProto) -> None:
-        if _uses(t) and t.HasField("raw_data"):
-            save_external_data(t, filepath)
-            t.ClearField("raw_data")
-
-    _each(tensors, change)
+    _each(tensors, lambda t: write_marked([t], filepath))
     return tensors
 
 
@@ -357,3 +327,97 @@ def load_external_data_for_tensors(tensors: Any, base_dir: str) -> None:
             load_external_data_for_tensor(t, base_dir)
 
     _each(tensors, change)
+
+
+# -- the model half of onnx's external_data_helper ----------------------------------
+
+
+def load_external_data_for_model(model: Any, base_dir: str) -> None:
+    """Give every externally stored tensor of ``model`` its data, from below ``base_dir``.
+
+    As onnx: afterwards each such tensor holds its values in ``raw_data``,
+    ``data_location`` is DEFAULT and ``external_data`` empty.  Unlike onnx,
+    nothing is read yet: ``raw_data`` is a read-only view of the mapped
+    file, whose pages are read when the values are used (each file is
+    mapped once, and unmapped when no tensor refers to it).  An onnx
+    protobuf model gets the bytes copied in.
+
+    Raises:
+        ValidationError: (a ``ValueError``) a refused location or file.
+        ValueError: ``offset``/``length`` not non-negative integers, or past
+            the end of the file.
+        OSError: a file cannot be opened (``FileNotFoundError``).
+        TypeError: ``model`` is not a ModelProto.
+    """
+    _mutate(model, lambda m: attach_external_data(m, base_dir), _model_class())
+
+
+def convert_model_to_external_data(
+    model: Any,
+    all_tensors_to_one_file: bool = True,
+    location: str | None = None,
+    size_threshold: int = 1024,
+    convert_attribute: bool = False,
+) -> None:
+    """Mark the model's initializers (every tensor, with ``convert_attribute``)
+    whose ``raw_data`` has at least ``size_threshold`` bytes as stored
+    externally; ``save_model`` (or :func:`write_external_data_tensors`) then
+    writes them, to ``location`` (a new ``<uuid>.data`` when None) or, without
+    ``all_tensors_to_one_file``, each to a file named after the tensor.
+
+    Raises:
+        ValueError: ``location`` is absolute (``ValidationError`` when it has
+            a ``..`` component, or is a drive or UNC path).
+        FileExistsError: ``location`` exists, relative to the current
+            directory (where onnx looks).
+        TypeError: ``model`` is not a ModelProto.
+    """
+    _mutate(
+        model,
+        lambda m: model_to_external(
+            m, all_tensors_to_one_file, location, size_threshold, convert_attribute
+        ),
+        _model_class(),
+    )
+
+
+def convert_model_from_external_data(model: Any) -> None:
+    """Mark every externally stored tensor of the model as holding its data,
+    which it must have in ``raw_data``; ``save_model`` then embeds it.
+
+    Raises:
+        ValueError: an external tensor has no ``raw_data``.
+        TypeError: ``model`` is not a ModelProto.
+    """
+    _mutate(model, lambda m: unmark_external(all_tensors(m)), _model_class())
+
+
+def get_initializer_tensors(model: Any) -> Iterator[TensorProto]:
+    """The initializers of the model's graph and subgraphs (onnx's
+    ``_get_initializer_tensors``); of an onnxdata copy for an onnx model.
+
+    Raises:
+        TypeError: ``model`` is not a ModelProto.
+    """
+    return initializer_tensors(as_message(model, _model_class()))
+
+
+def get_attribute_tensors(model: Any) -> Iterator[TensorProto]:
+    """The tensors of node attributes, in the graphs and the functions of the
+    model (onnx's ``_get_attribute_tensors``).
+
+    Raises:
+        TypeError: ``model`` is not a ModelProto.
+    """
+    return attribute_tensors(as_message(model, _model_class()))
+
+
+def _model_class() -> type[Message]:
+    from ._messages.graphs import ModelProto
+
+    return ModelProto
+
+
+_get_all_tensors = get_all_tensors
+_get_initializer_tensors = get_initializer_tensors
+_get_attribute_tensors = get_attribute_tensors

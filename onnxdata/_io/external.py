@@ -225,6 +225,58 @@ def read_external_data(tensor: TensorProto, base_dir: str) -> bytearray:
         return _read_range(desc.fd, info, name)
 
 
+class ExternalMaps:
+    """The external files mapped by one load, each mapped once, whatever the
+    number of tensors in it.
+
+    A tensor's data becomes a read-only ``memoryview`` slice of its file's
+    mapping (:meth:`view`): nothing is read until the values are touched, so
+    a model with gigabytes of external weights loads in the time its
+    metadata takes.  Each slice keeps its mapping alive; the mapping is
+    unmapped when the last slice (and this object) is gone.  Files are
+    opened with the reader's rules (see the module docstring) and the range
+    is checked against the mapped size, so a slice is never shorter than
+    the tensor's ``length``.  Where ``mmap`` is unavailable, or for
+    ``copy=True``, the bytes are read instead.
+    """
+
+    __slots__ = ("_maps", "copy")
+
+    def __init__(self, copy: bool = False) -> None:
+        self.copy = copy
+        self._maps: dict[tuple[int, int], memoryview] = {}
+
+    def view(self, tensor: TensorProto, base_dir: str) -> Any:
+        """The bytes of ``tensor``'s external data: a read-only view of the mapped
+        file (or the ``bytes`` read from it).
+
+        Raises:
+            as :func:`read_external_data`.
+        """
+        info = ExternalDataInfo(tensor)
+        name = tensor.name or ""
+        with _open(base_dir or ".", info.parts, name, write=False) as desc:
+            offset, length, size = _range(desc.fd, info, name)
+            whole = None if self.copy or length == 0 else self._mapped(desc.fd, size)
+            if whole is None or len(whole) < offset + length:
+                return bytes(_read_range(desc.fd, info, name))  # as onnx's field holds them
+            return whole[offset : offset + length]
+
+    def _mapped(self, fd: int, size: int) -> memoryview | None:
+        st = os.fstat(fd)
+        key = (st.st_dev, st.st_ino)
+        found = self._maps.get(key)
+        if found is None or len(found) < size:
+            try:
+                import mmap
+
+                found = memoryview(mmap.mmap(fd, 0, access=mmap.ACCESS_READ)).toreadonly()
+            except (ImportError, OSError, ValueError):  # pragma: no cover - no mmap here
+                return None
+            self._maps[key] = found
+        return found
+
+
 def _open(base: str, parts: list[str], name: str, write: bool) -> Descriptor:
     # USE_DIR_FD is read at each call, so that tests can take either path.
     return (_open_dir_fd if USE_DIR_FD else _open_by_path)(base, parts, name, write)
@@ -434,7 +486,12 @@ def _open_by_path(base: str, parts: list[str], name: str, write: bool = False) -
     return desc
 
 
-def _read_range(fd: int, info: ExternalDataInfo, name: str) -> bytearray:
+def _range(fd: int, info: ExternalDataInfo, name: str) -> tuple[int, int, int]:
+    """``(offset, length, file size)`` of the tensor's data in the file open at ``fd``.
+
+    Raises:
+        ValueError: the offset or the length reaches past the end of the file.
+    """
     size = os.fstat(fd).st_size
     offset = info.offset or 0
     if offset > size:
@@ -448,6 +505,11 @@ def _read_range(fd: int, info: ExternalDataInfo, name: str) -> bytearray:
             f"External data length ({length}) exceeds available data ({available} bytes "
             f"from offset {offset}) for tensor {name!r}"
         )
+    return offset, length, size
+
+
+def _read_range(fd: int, info: ExternalDataInfo, name: str) -> bytearray:
+    offset, length, _ = _range(fd, info, name)
     data = bytearray(length)
     view = memoryview(data)
     done = 0

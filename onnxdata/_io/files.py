@@ -29,10 +29,8 @@ from .._codec.stream import encode_to
 from .._core.errors import DecodeError
 from .._core.schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
 from .._core.wire import MAX_DEPTH, known_enum_value, read_length, read_tag, skip_field
-from .._messages.convert import as_message
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import (
-    MESSAGE_TYPES,
     MapProto,
     Message,
     OptionalProto,
@@ -41,7 +39,8 @@ from .._messages.declarations import (
     TensorProto,
 )
 from .atomic import AtomicFile
-from .models import refuse_model
+from .kinds import any_message
+from .models import is_model
 from .owned import Descriptor
 
 TYPE_CHECKING = False
@@ -211,23 +210,18 @@ def load(
     the mapping; ``mmap=False`` reads the file instead of mapping it.
 
     ``type`` is the message class; ``None`` detects it as ``onnxdata show``
-    does (see :func:`detect`): every type is tried, the best fit wins, and a
-    tie goes to the first of TensorProto, SparseTensorProto, SequenceProto,
-    MapProto, OptionalProto.  Some bytes are truly ambiguous (an empty file;
-    an ``OptionalProto`` holding a tensor is byte for byte a one-element
-    ``SequenceProto``): pass ``type`` whenever it is known.  An ONNX model
-    file (a ``ModelProto``) is refused when detecting, not returned as a data
-    message made of unknown fields; with ``type`` given, it is decoded as
-    that type, as protobuf would.
+    does (see :func:`detect`): a file with a model's shape is a
+    ``ModelProto``; otherwise every data type is tried, the best fit wins,
+    and a tie goes to the first of TensorProto, SparseTensorProto,
+    SequenceProto, MapProto, OptionalProto.  Some bytes are truly ambiguous
+    (an empty file; an ``OptionalProto`` holding a tensor is byte for byte a
+    one-element ``SequenceProto``): pass ``type`` whenever it is known.
 
     Only a regular file is read; its size is checked against ``max_size``
     before anything is read, so ``load("/dev/zero", max_size=...)`` or a FIFO
     fails at once instead of reading forever or blocking.
 
     Raises:
-        ModelFileError: (a ``DecodeError``) ``type`` is None and the file is
-            an ONNX model: "this is an ONNX model (ModelProto), which
-            onnxdata does not read yet".
         DecodeError: the file is not a valid encoding of ``type`` (of any
             type, when detecting: the error is the one for TensorProto), or
             is larger than ``max_size``.
@@ -277,16 +271,16 @@ def save(message: Message, path: Any, *, max_size: int | None = None) -> int:
     written.  An existing file's permission bits are kept.  Saving over a
     file that ``load`` mapped is safe: the mapping keeps the old contents.
 
-    ``message`` may be an onnx protobuf message of a data type too: it is
-    written through its bytes.
+    ``message`` may be any ONNX message, onnx's protobuf ones too (written
+    through their bytes).
 
     Raises:
         TypeError, ValueError, OverflowError: as ``encode()`` (nothing is
             written then); ``max_size`` as ``encode_to``.  TypeError also
-            when ``message`` is not a data message.
+            when ``message`` is not an ONNX message.
         OSError: the file cannot be written, synced or renamed.
     """
-    message = as_message(message, *MESSAGE_TYPES)
+    message = any_message(message)
     target = AtomicFile(path)
     try:
         size = encode_to(message, target.file, max_size)
@@ -613,18 +607,20 @@ def detect(
     reader that previews instead of decoding.  With ``ties``, every type
     that scores as well as the winner is read too and listed.
 
-    Bytes with the shape of an ONNX model are refused first (see
-    ``models.py``): no data type fits them exactly, and the best fit would
-    be a message made of unknown fields.
+    Bytes with the shape of an ONNX model (see ``models.py``) are read as a
+    ``ModelProto`` first: no data type fits them exactly, and the best fit
+    would be a message made of unknown fields.
 
     Raises:
-        ModelFileError: (a ``DecodeError``) the bytes are an ONNX model.
         DecodeError: the bytes are a valid encoding of none of the types; the
-            error is the one for the first of them.
+            error is the one for the first of them (for a model, ModelProto's).
     """
-    refuse_model(view)
     if read is None:
         read = _decoder(view, copy)
+    if is_model(view):
+        from .._messages.graphs import ModelProto
+
+        return Detected(ModelProto, read(ModelProto)[0], ())
     search = _Search(view, read)
     fits, errors = search.read_candidates()
     if not fits:

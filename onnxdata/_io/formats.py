@@ -1,21 +1,22 @@
-"""The serialization formats of data messages, by name: ``onnx.serialization`` for onnxdata.
+"""The serialization formats of messages, by name: ``onnx.serialization`` for onnxdata.
 
 ``registry.get("protobuf")`` (the wire format), ``"textproto"`` (protobuf's
 text format) and ``"json"`` (protobuf's JSON mapping, with the ``.proto``
 field names) each give a serializer with ``serialize_proto(message) ->
 bytes`` and ``deserialize_proto(data, message) -> message``;
 ``registry.get_format_from_file_extension(".pb")`` maps a file extension to
-its format.  ``load_tensor``/``save_tensor`` choose their format here.
+its format.  ``load_model``/``save_model`` and ``load_tensor``/``save_tensor``
+choose their format here.
 
-What differs from onnx:
+Every message of ``onnx-ml.proto`` is serialized (models, graphs, nodes,
+types, the data messages and their nested messages); a message of the
+``onnx`` package is taken through its bytes, and ``deserialize_proto``
+fills one in place as onnx does.  What differs from onnx:
 
-* Only the data messages (TensorProto, SparseTensorProto, SequenceProto,
-  MapProto, OptionalProto, their entries and segments) are serialized; a
-  message of the ``onnx`` package is taken through its bytes, and
-  ``deserialize_proto`` fills one in place as onnx does.
-* There is no ``"onnxtxt"`` format: onnx's textual syntax describes models,
-  graphs, functions and nodes, none of which is a data message.  Its
-  extensions (``.onnxtxt``, ``.onnxtext``) are therefore unknown here.
+* There is no ``"onnxtxt"`` format: onnx's textual syntax is parsed and
+  printed by onnx's C++ code, which onnxdata does not have.  Its extensions
+  (``.onnxtxt``, ``.onnxtext``) are therefore unknown here (and read as
+  protobuf, as any unknown extension).
 * ``deserialize_proto`` of the protobuf format also takes a ``bytearray`` or
   a ``memoryview``, not only ``bytes``.
 """
@@ -24,18 +25,27 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from .._core.errors import EncodeValueError
 from .._core.foreign import foreign_name
 from .._core.schema import UNKNOWN_FIELDS, spec_of
-from .._messages.convert import as_message
-from .._messages.declarations import MESSAGE_TYPES, Message
+from .._messages.declarations import Message
+from .kinds import any_message, by_full_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Collection
 
-__all__ = ["ProtoSerializer", "registry"]
+__all__ = ["MAX_PROTOBUF", "TOO_LARGE", "ProtoSerializer", "raise_if_too_large", "registry"]
 
 _ENCODING = "utf-8"
+MAX_PROTOBUF = 2**31 - 1
+"""The largest encoding protobuf parses (a signed 32-bit size); onnx refuses
+to write a larger model."""
+TOO_LARGE = (
+    "The proto size is larger than the 2 GB limit. "
+    "Please use save_as_external_data to save tensors separately from the model file."
+)
+"""onnx's error for a model too large for one protobuf file."""
 
 
 class ProtoSerializer(Protocol):
@@ -84,12 +94,25 @@ class _Registry:
 
 
 def _message(proto: Any) -> Message:
-    """``proto`` as an onnxdata message (a protobuf data message is converted).
+    """``proto`` as an onnxdata message (a protobuf one is converted).
 
     Raises:
-        TypeError: ``proto`` is not a data message.
+        TypeError: ``proto`` is not an ONNX message.
     """
-    return as_message(proto, *MESSAGE_TYPES)
+    return any_message(proto)
+
+
+def raise_if_too_large(message: Message) -> None:
+    """Raise onnx's error if ``message`` encodes to more than protobuf reads.
+
+    The size is measured by streaming the encoding into nothing: large
+    payloads are handed over as they are, never read or copied.
+
+    Raises:
+        ValueError: the encoding is over :data:`MAX_PROTOBUF` bytes.
+    """
+    if message.encode_to(_Nowhere()) > MAX_PROTOBUF:
+        raise ValueError(TOO_LARGE)
 
 
 class _Nowhere:
@@ -124,18 +147,15 @@ def _fill(target: Any, source: Message) -> Any:
     return target
 
 
-_BY_FULL_NAME = {spec_of(cls).full_name: cls for cls in MESSAGE_TYPES}
-
-
 def _class_of(proto: Any) -> type[Message]:
     """The onnxdata class for the message ``proto`` (onnxdata's or protobuf's).
 
     Raises:
-        TypeError: ``proto`` is not a data message.
+        TypeError: ``proto`` is not an ONNX message.
     """
     if isinstance(proto, Message):
         return type(proto)
-    found = _BY_FULL_NAME.get(foreign_name(proto) or "")
+    found = by_full_name().get(foreign_name(proto) or "")
     if found is None:
         _message(proto)  # raises the TypeError that names what was expected
     assert found is not None
@@ -162,18 +182,25 @@ class _ProtobufSerializer:
         """The wire encoding of ``proto``, as ``SerializeToString`` gives it.
 
         Raises:
-            TypeError: ``proto`` is not a data message, or holds a value of
+            TypeError: ``proto`` is not an ONNX message, or holds a value of
                 the wrong type.
-            ValueError: a value is out of range.
+            ValueError: a value is out of range; the encoding is over 2 GiB,
+                which protobuf cannot read (onnx's message, which points to
+                ``save_as_external_data``).
         """
-        return _message(proto).encode()
+        message = _message(proto)
+        try:
+            return message.encode(max_size=MAX_PROTOBUF)
+        except EncodeValueError:
+            raise_if_too_large(message)
+            raise
 
     def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
         """Replace the contents of ``proto`` by the message encoded in ``serialized``.
 
         Raises:
             TypeError: ``serialized`` is not bytes-like, or ``proto`` is not
-                a data message.
+                an ONNX message.
             DecodeError: (a ``ValueError``) the bytes are not a valid encoding.
         """
         if not isinstance(serialized, (bytes, bytearray, memoryview)):
@@ -193,7 +220,7 @@ class _TextProtoSerializer:
         """The text format of ``proto``, in UTF-8.
 
         Raises:
-            TypeError: ``proto`` is not a data message, or holds a value of
+            TypeError: ``proto`` is not an ONNX message, or holds a value of
                 the wrong type.
             ValueError: a value is out of range.
         """
@@ -207,7 +234,7 @@ class _TextProtoSerializer:
 
         Raises:
             TypeError: ``serialized`` is neither bytes nor str, or ``proto``
-                is not a data message.
+                is not an ONNX message.
             UnicodeDecodeError: the bytes are not UTF-8.
             text_format.ParseError: the text is not a valid message.
         """
@@ -228,7 +255,7 @@ class _JsonSerializer:
         """The JSON of ``proto``, in UTF-8, as onnx writes it.
 
         Raises:
-            TypeError: ``proto`` is not a data message, or holds a value of
+            TypeError: ``proto`` is not an ONNX message, or holds a value of
                 the wrong type.
             ValueError: a value is out of range.
         """
@@ -243,7 +270,7 @@ class _JsonSerializer:
 
         Raises:
             TypeError: ``serialized`` is neither bytes nor str, or ``proto``
-                is not a data message.
+                is not an ONNX message.
             UnicodeDecodeError: the bytes are not UTF-8.
             json_format.ParseError: the JSON is not a valid message.
         """

@@ -1,10 +1,10 @@
-"""Model files: recognising an ONNX model (a ``ModelProto``) to refuse it.
+"""Model files: recognising an ONNX model (a ``ModelProto``) among data files.
 
-onnxdata reads the data messages only.  The wire format carries no type
-name, and a model's bytes are well-formed protobuf, so without this check
-``load("model.onnx")`` would detect some data type and return a message
-made of unknown fields.  :func:`refuse_model` tells a model by its shape,
-read from the wire without decoding anything:
+The wire format carries no type name, and a model's bytes are well-formed
+protobuf, so type detection (``load(path)``, ``onnxdata show``) would read a
+model as some data type made of unknown fields.  :func:`is_model` tells a
+model by its shape, read from the wire without decoding anything, and
+detection then reads it as a ``ModelProto``:
 
 * every top-level field that ModelProto declares has that field's wire type,
   and a singular one appears once (as protobuf writes it);
@@ -19,11 +19,9 @@ read from the wire without decoding anything:
 No canonical encoding of a data message has that shape: TensorProto writes
 ``dims`` (field 1) packed, not as a varint, and SparseTensorProto,
 SequenceProto and OptionalProto give field 1 to a string or a message;
-MapProto has a varint field 1 (``key_type``) but no field above 4.  So a file
-refused here is one that no data type fits exactly, and only detection
-refuses it: a caller who names the type (``TensorProto.decode``,
-``load(path, TensorProto)``) gets what protobuf gives, a message with
-unknown fields.
+MapProto has a varint field 1 (``key_type``) but no field above 4.  So every
+data file is detected as before, and a file taken for a model is one that no
+data type fits exactly.
 """
 
 from __future__ import annotations
@@ -35,17 +33,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["MODEL_REFUSED", "ModelFileError", "is_model", "refuse_model"]
+__all__ = ["MODEL_REFUSED", "ModelFileError", "is_model"]
 
-MODEL_REFUSED = "this is an ONNX model (ModelProto), which onnxdata does not read yet"
-"""The reason given for a model file, everywhere it is refused."""
+MODEL_REFUSED = "this is an ONNX model (ModelProto), which onnxdata did not read before"
+"""The reason a :class:`ModelFileError` gives by default."""
 
 
 class ModelFileError(DecodeError):
-    """The bytes are an ONNX model (a ``ModelProto``), not a data message.
+    """Kept so that code written for onnxdata before models were read still runs.
 
-    A :class:`DecodeError` (so a ``ValueError``): every caller that handles
-    undecodable input handles it.  Raised only where the type is detected.
+    Models are read now: nothing in onnxdata raises this any more.  It stays a
+    :class:`DecodeError` (so a ``ValueError``), so ``except ModelFileError``
+    clauses keep working, and catch nothing.
     """
 
     def __init__(self, reason: str = MODEL_REFUSED, offset: int = 0) -> None:
@@ -116,13 +115,3 @@ def is_model(view: Any) -> bool:
     """Whether the bytes in ``view`` have the shape of an ONNX model (see the module docstring)."""
     seen = _fields(view, 0, len(view), _MODEL)
     return seen is not None and _IR_VERSION in seen and not seen.isdisjoint(_MODEL_PARTS)
-
-
-def refuse_model(view: Any) -> None:
-    """Raise :class:`ModelFileError` if the bytes in ``view`` are an ONNX model.
-
-    Raises:
-        ModelFileError: (a ``DecodeError``) they are.
-    """
-    if is_model(view):
-        raise ModelFileError

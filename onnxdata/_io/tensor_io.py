@@ -16,6 +16,7 @@ from .._core.writing import write_all
 from .._messages.convert import as_message
 from .._messages.declarations import TensorProto
 from .atomic import AtomicFile
+from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method
 from .external import read_external_data, uses_external_data
 from .files import load, open_buffer, save
 from .formats import registry
@@ -27,39 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
     _SupportedFormat = Literal["protobuf", "textproto", "json"]
 
 __all__ = ["load_tensor", "load_tensor_from_string", "save_tensor"]
-
-_DEFAULT_FORMAT = "protobuf"
-
-
-def _file_path(f: Any) -> str | None:
-    """The absolute path ``f`` names (a path, or a file object's ``name``), else None."""
-    if isinstance(f, (str, os.PathLike)):
-        return os.path.abspath(f)
-    name = getattr(f, "name", None)
-    if isinstance(name, (str, os.PathLike)):
-        return os.path.abspath(name)
-    return None
-
-
-def _format(fmt: str | None, f: Any = None) -> str:
-    """``fmt``, else the format of ``f``'s file extension, else protobuf (as onnx chooses).
-
-    Raises:
-        ValueError: ``fmt`` is not a registered format.
-    """
-    if fmt is not None:
-        registry.get(fmt)  # refuses an unknown name
-        return fmt
-    path = _file_path(f)
-    if path is not None:
-        found = registry.get_format_from_file_extension(os.path.splitext(path)[1])
-        if found is not None:
-            return found
-    return _DEFAULT_FORMAT
-
-
-def _has(f: Any, method: str) -> bool:
-    return callable(getattr(f, method, None))
 
 
 def load_tensor(
@@ -90,8 +58,8 @@ def load_tensor(
         UnicodeDecodeError: a text format that is not UTF-8.
         text_format.ParseError, json_format.ParseError: invalid text or JSON.
     """
-    fmt = _format(format, f)
-    if _has(f, "read"):
+    fmt = choose_format(format, f)
+    if has_method(f, "read"):
         data: Any = f.read()  # type: ignore[union-attr]
         tensor = registry.get(fmt).deserialize_proto(data, TensorProto())
     elif isinstance(f, (str, bytes, os.PathLike)):
@@ -103,7 +71,7 @@ def load_tensor(
     else:
         raise TypeError(f"load_tensor() takes a path or a file object, not {type(f).__name__}")
     if load_external_data and uses_external_data(tensor):
-        path = _file_path(f)
+        path = file_path(f)
         if path is not None:
             tensor.raw_data = bytes(read_external_data(tensor, os.path.dirname(path)))
             tensor.data_location = TensorProto.DEFAULT
@@ -114,7 +82,7 @@ def load_tensor(
 
 def load_tensor_from_string(
     s: bytes | str,
-    format: _SupportedFormat = _DEFAULT_FORMAT,  # type: ignore[assignment]
+    format: _SupportedFormat = DEFAULT_FORMAT,  # type: ignore[assignment]
 ) -> TensorProto:
     """Read a TensorProto from ``s``: bytes for protobuf, bytes or str for text and JSON.
 
@@ -124,7 +92,7 @@ def load_tensor_from_string(
         TypeError: ``s`` is not bytes (or str, for the text formats).
         text_format.ParseError, json_format.ParseError: invalid text or JSON.
     """
-    tensor: TensorProto = registry.get(_format(format)).deserialize_proto(s, TensorProto())
+    tensor: TensorProto = registry.get(choose_format(format)).deserialize_proto(s, TensorProto())
     return tensor
 
 
@@ -148,8 +116,8 @@ def save_tensor(
         OSError: the file cannot be written.
     """
     message = as_message(proto, TensorProto)
-    fmt = _format(format, f)
-    if _has(f, "write"):
+    fmt = choose_format(format, f)
+    if has_method(f, "write"):
         write_all(f.write, registry.get(fmt).serialize_proto(message))  # type: ignore[union-attr]
         return
     if not isinstance(f, (str, bytes, os.PathLike)):

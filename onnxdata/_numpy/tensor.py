@@ -138,12 +138,24 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "", storage_view: bool 
                         if out.nbytes == len(buf):
                             return out  # read-only: bytes are
                     elif out.nbytes == buf.nbytes:
-                        if not buf.readonly:  # decode(copy=False) of a bytearray
+                        if not out.flags.aligned:
+                            out = _aligned(out)
+                        elif not buf.readonly:  # decode(copy=False) of a bytearray
                             out.flags.writeable = False
                         return out
             except (TypeError, ValueError, OverflowError, BufferError):
                 pass
     return _general(tensor, base_dir, storage_view)
+
+
+def _aligned(view: NDArray) -> NDArray:
+    """A read-only aligned copy of a misaligned view (a mapped model's ``raw_data``
+    starts wherever the encoding put it): numpy computes on misaligned data,
+    but slowly, and many consumers (BLAS, DLPack, torch) refuse or copy it
+    anyway."""
+    out: NDArray = view.copy()
+    out.flags.writeable = False
+    return out
 
 
 def _general(tensor: TensorProto, base_dir: str, storage_view: bool = False) -> NDArray:
@@ -209,6 +221,8 @@ def _from_raw(
     out = np.frombuffer(raw, dtype=dtype)
     if not _LITTLE and dtype.itemsize > 1:  # pragma: no cover - big-endian hosts
         out = out.byteswap()
+    elif not out.flags.aligned:
+        out = _aligned(out)
     if where == "raw_data":
         out.flags.writeable = False  # a view of the message's bytes, as onnx returns
     return out.reshape(dims)

@@ -211,7 +211,11 @@ def test_load_detects_a_sequence_without_decoding_it_as_anything_else(
 
 def test_load_needs_a_message_class(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="message class"):
-        load(tmp_path / "absent.pb", "TensorProto")  # type: ignore[call-overload]
+        load(tmp_path / "absent.pb", 42)
+    with pytest.raises(TypeError, match="message class"):
+        load(tmp_path / "absent.pb", type=dict)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="Unsupported format: 'TensorProto'"):
+        load(tmp_path / "absent.pb", "TensorProto")  # a string names a format, as in onnx
 
 
 def test_save_keeps_the_old_file_when_writing_fails(

@@ -22,6 +22,7 @@ import pytest
 
 import onnxdata
 from onnxdata import DecodeError, SequenceProto, TensorProto, iter_sequence, load
+from onnxdata._io import entry
 from onnxdata._io import files as _files
 from tests.support.paths import ROOT
 
@@ -228,7 +229,7 @@ def test_detection_past_the_quick_look_agrees_with_decoding_every_type(
 
 def test_the_rule_is_public() -> None:
     assert {"open_regular", "not_regular", "open_buffer"} <= set(_files.__all__)
-    assert onnxdata.load is _files.load
+    assert onnxdata.load is entry.load  # models; data files go on to _files.load
 
 
 def test_runs_of_tiny_fields_are_matched_in_bounded_pieces() -> None:

@@ -67,7 +67,10 @@ def test_raw_fast_path_equals_general_path(data_type: int, data: Any) -> None:
         if data_type not in PACKED_BITS:  # packed types are unpacked into a new array
             assert not fast.flags.writeable
             raw = np.frombuffer(message.raw_data, np.uint8)
-            assert fast.size == 0 or np.shares_memory(fast, raw)
+            aligned = raw.ctypes.data % fast.dtype.alignment == 0
+            # A view where the bytes are aligned for the dtype, else an aligned copy.
+            assert fast.size == 0 or np.shares_memory(fast, raw) == aligned
+            assert fast.flags.aligned
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,59 @@
+"""How onnx's file functions read their ``f`` and ``format`` arguments.
+
+``f`` is a path (``str``, ``bytes`` or ``os.PathLike``) or a file object
+(anything with ``read``/``write``); the format is the one named, else the
+one the file extension (of the path, or of a file object's ``name``) says,
+else protobuf: onnx's ``_get_serializer`` rule, shared by the tensor and
+model functions.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .formats import registry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+__all__ = ["DEFAULT_FORMAT", "choose_format", "file_path", "has_method", "is_path"]
+
+DEFAULT_FORMAT = "protobuf"
+
+
+def file_path(f: Any) -> str | None:
+    """The absolute path ``f`` names (a path, or a file object's ``name``), else None."""
+    if isinstance(f, (str, os.PathLike)):
+        return os.path.abspath(f)
+    name = getattr(f, "name", None)
+    if isinstance(name, (str, os.PathLike)):
+        return os.path.abspath(name)
+    return None
+
+
+def choose_format(fmt: str | None, f: Any = None) -> str:
+    """``fmt``, else the format of ``f``'s file extension, else protobuf (as onnx chooses).
+
+    Raises:
+        ValueError: ``fmt`` is not a registered format.
+    """
+    if fmt is not None:
+        registry.get(fmt)  # refuses an unknown name
+        return fmt
+    path = file_path(f)
+    if path is not None:
+        found = registry.get_format_from_file_extension(os.path.splitext(path)[1])
+        if found is not None:
+            return found
+    return DEFAULT_FORMAT
+
+
+def has_method(f: Any, method: str) -> bool:
+    """Whether ``f`` has a callable ``method`` (``read``, ``write``): a file object."""
+    return callable(getattr(f, method, None))
+
+
+def is_path(f: Any) -> bool:
+    """Whether ``f`` names a file: ``str``, ``bytes`` or ``os.PathLike``."""
+    return isinstance(f, (str, bytes, os.PathLike))

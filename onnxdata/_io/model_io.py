@@ -1,0 +1,259 @@
+"""Model files as onnx reads and writes them: ``load_model``, ``save_model`` and friends.
+
+A model file named by a path is memory-mapped and decoded with
+``copy=False`` (see ``files.py``): every initializer's ``raw_data`` is a
+read-only ``memoryview`` of the mapping, so opening a model costs the
+decoding of its graph, whatever the size of its weights.  External data is
+mapped the same way (``external.ExternalMaps``): a tensor's bytes are read
+from disk when its values are first touched, never at load.  The mappings
+are released when the last view of them is gone (the loaded model, or an
+array ``numpy_helper.to_array`` made from it); ``copy=True`` reads
+everything into memory instead and keeps no mapping.
+
+Saving streams: each external tensor's bytes go to its file straight from
+their buffer (a view of a mapping is never copied), and the model is
+encoded into a temporary file renamed over the target when complete, so a
+model with more weights than memory can be converted between one file and
+external data, and a failed save leaves the old file in place.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .._codec.stream import encode_to
+from .._core.errors import EncodeValueError
+from .._core.foreign import foreign_name
+from .._core.writing import write_all
+from .._messages.graphs import ModelProto
+from .atomic import AtomicFile
+from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path
+from .external import ExternalMaps, uses_external_data
+from .external_marks import model_to_external, write_marked
+from .files import load as load_file
+from .files import open_buffer
+from .formats import MAX_PROTOBUF, raise_if_too_large, registry
+from .kinds import any_message
+from .model_tensors import all_tensors
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import IO, Any, Literal
+
+    _SupportedFormat = Literal["protobuf", "textproto", "json"]
+
+__all__ = [
+    "attach_external_data",
+    "load_from_string",
+    "load_model",
+    "load_model_from_string",
+    "save_model",
+    "write_model",
+]
+
+
+def attach_external_data(model: ModelProto, base_dir: str, copy: bool = False) -> None:
+    """Give every externally stored tensor of ``model`` its bytes, from below
+    ``base_dir``: ``raw_data`` becomes a read-only view of the mapped file (the
+    bytes read, with ``copy``), ``data_location`` DEFAULT, ``external_data``
+    empty, as onnx's ``load_external_data_for_model`` leaves them.
+
+    Each file is opened with the reader's rules (a safe relative location, no
+    symbolic link, a regular file with one link, a range inside the file) and
+    mapped once.  A tensor that fails leaves the tensors before it loaded,
+    as in onnx.
+
+    Raises:
+        ValidationError: (a ``ValueError``) a refused location or file.
+        ValueError: an offset or length that is not a non-negative integer
+            or reaches past the end of the file.
+        OSError: a file cannot be opened (``FileNotFoundError``).
+    """
+    maps = ExternalMaps(copy)
+    for tensor in all_tensors(model):
+        if uses_external_data(tensor):
+            data = maps.view(tensor, base_dir)
+            tensor.raw_data = data
+            tensor.data_location = tensor.DEFAULT
+            del tensor.external_data[:]
+
+
+def _deserialize(data: Any, fmt: str, copy: bool) -> ModelProto:
+    if fmt != DEFAULT_FORMAT:
+        model: ModelProto = registry.get(fmt).deserialize_proto(data, ModelProto())
+        return model
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"Parameter 'serialized' must be bytes, but got type: {type(data)}")
+    return ModelProto.decode(data, copy=copy)
+
+
+def load_model(
+    f: IO[bytes] | str | os.PathLike[str],
+    format: _SupportedFormat | None = None,
+    load_external_data: bool = True,
+    *,
+    mmap: bool = True,
+    copy: bool = False,
+    max_size: int | None = None,
+) -> ModelProto:
+    """Read a ModelProto from a path or a file object (anything with ``read``).
+
+    ``format`` is ``"protobuf"``, ``"textproto"`` or ``"json"``; when None it
+    comes from the file extension of a path or of a file object's ``name``
+    (``.onnx``/``.pb`` protobuf, ``.txtpb``/``.textproto``/``.prototxt``/
+    ``.pbtxt`` text format, ``.json``/``.onnxjson`` JSON), else protobuf.
+    With ``load_external_data`` the tensors stored externally get their
+    bytes from files below the model's directory (when the model's path is
+    known), as views of the mapped files.
+
+    A protobuf file is memory-mapped (``mmap=False`` reads it) and decoded
+    without copying its weights: initializers' ``raw_data`` are read-only
+    views; ``copy=True`` gives an independent model holding ``bytes``.  The
+    file's size is checked against ``max_size`` before anything is read.
+
+    Raises:
+        DecodeError: (a ``ValueError``) the bytes are not a valid ModelProto
+            (onnx raises protobuf's ``DecodeError``), or more than ``max_size``.
+        ValueError: an unknown ``format``; a path that is not a regular file;
+            refused external data (``ValidationError``; see
+            :func:`attach_external_data`).
+        FileNotFoundError, OSError: the file (or an external file) cannot be read.
+        TypeError: ``f`` is neither a path nor a file object, or its ``read``
+            gives text for the protobuf format.
+        UnicodeDecodeError: a text format that is not UTF-8.
+        text_format.ParseError, json_format.ParseError: invalid text or JSON.
+    """
+    fmt = choose_format(format, f)
+    if has_method(f, "read"):
+        model = _deserialize(f.read(), fmt, copy)  # type: ignore[union-attr]
+    elif is_path(f):
+        if fmt == DEFAULT_FORMAT:
+            model = load_file(f, ModelProto, mmap=mmap, copy=copy, max_size=max_size)
+        else:
+            data, _ = open_buffer(f, mmap=False, max_size=max_size, cls=ModelProto)
+            model = _deserialize(data, fmt, copy)
+    else:
+        raise TypeError(f"load_model() takes a path or a file object, not {type(f).__name__}")
+    if load_external_data:
+        path = file_path(f)
+        if path is not None:
+            attach_external_data(model, os.path.dirname(path), copy or not mmap)
+    return model
+
+
+def load_model_from_string(
+    s: bytes | str,
+    format: _SupportedFormat = DEFAULT_FORMAT,  # type: ignore[assignment]
+) -> ModelProto:
+    """Read a ModelProto from ``s``: bytes for protobuf, bytes or str for text and JSON.
+
+    Raises:
+        DecodeError: (a ``ValueError``) not a valid ModelProto encoding.
+        ValueError: an unknown ``format``.
+        TypeError: ``s`` is not bytes (or str, for the text formats).
+        text_format.ParseError, json_format.ParseError: invalid text or JSON.
+    """
+    model: ModelProto = registry.get(choose_format(format)).deserialize_proto(s, ModelProto())
+    return model
+
+
+load_from_string = load_model_from_string
+"""onnx's other name for :func:`load_model_from_string`."""
+
+
+def save_model(
+    proto: ModelProto | bytes,
+    f: IO[bytes] | str | os.PathLike[str],
+    format: _SupportedFormat | None = None,
+    *,
+    save_as_external_data: bool = False,
+    all_tensors_to_one_file: bool = True,
+    location: str | None = None,
+    size_threshold: int = 1024,
+    convert_attribute: bool = False,
+) -> None:
+    """Write a model to a path or a file object (anything with ``write``), as onnx does.
+
+    ``proto`` is a ModelProto (onnx's too) or its encoding.  With
+    ``save_as_external_data`` the initializers (every tensor, with
+    ``convert_attribute``) whose ``raw_data`` has at least
+    ``size_threshold`` bytes are marked external first
+    (``convert_model_to_external_data``).  Then, when the model's path is
+    known, every tensor marked external that holds ``raw_data`` has it
+    written to its file below the model's directory and dropped from the
+    model, which is changed in place as onnx changes it.  The format is
+    chosen as :func:`load_model` chooses it.
+
+    Memory stays bounded: each tensor's bytes are written from their own
+    buffer, and a path gets the model streamed into a temporary file that
+    replaces it when complete (a failure leaves the old file as it was; the
+    external data written so far stays appended to its files).  A file
+    object receives the model in writes of at most a few MiB.
+
+    Raises:
+        ValueError: the encoding is over 2 GiB (onnx's message: use
+            ``save_as_external_data``); a value out of range; an unknown
+            ``format``; refused external data (``ValidationError``).
+        FileExistsError: ``location`` exists (relative to the current
+            directory, as onnx checks it).
+        TypeError: ``proto`` is not a ModelProto or holds a value of the
+            wrong type; ``f`` is neither a path nor a file object.
+        OSError: a file cannot be written.
+    """
+    if isinstance(proto, bytes):
+        proto = load_model_from_string(proto)
+    model = any_message(proto)
+    if not has_method(f, "write") and not is_path(f):
+        raise TypeError(f"save_model() takes a path or a file object, not {type(f).__name__}")
+    if save_as_external_data:
+        model_to_external(
+            model, all_tensors_to_one_file, location, size_threshold, convert_attribute
+        )
+    path = file_path(f)
+    if path is not None:
+        write_marked(all_tensors(model), os.path.dirname(path))
+    if model is not proto and foreign_name(proto) is not None and path is not None:
+        proto.ParseFromString(model.encode())  # onnx changes the caller's model in place
+    write_model(model, f, choose_format(format, path))
+
+
+def write_model(model: Any, f: Any, fmt: str) -> None:
+    """Write ``model`` in format ``fmt`` to ``f``: a path atomically, a file object
+    with ``write`` (protobuf streamed, under protobuf's 2 GiB limit).
+
+    Raises:
+        ValueError: over 2 GiB in protobuf format; as ``encode()``.
+        TypeError: as ``encode()``.
+        OSError: the file cannot be written.
+    """
+    if fmt != DEFAULT_FORMAT:
+        data = registry.get(fmt).serialize_proto(model)
+        if has_method(f, "write"):
+            write_all(f.write, data)
+            return
+        target = AtomicFile(f)
+        try:
+            target.file.write(data)
+        except BaseException:
+            target.discard()
+            raise
+        target.commit()
+        return
+    if has_method(f, "write"):
+        _encode_limited(model, f)
+        return
+    target = AtomicFile(f)
+    try:
+        _encode_limited(model, target.file)
+    except BaseException:
+        target.discard()
+        raise
+    target.commit()
+
+
+def _encode_limited(model: Any, file: Any) -> None:
+    try:
+        encode_to(model, file, MAX_PROTOBUF)
+    except EncodeValueError:
+        raise_if_too_large(model)
+        raise
