@@ -1,8 +1,8 @@
-"""protobuf's JSON mapping for the data messages, without protobuf.
+"""protobuf's JSON mapping for every message of onnx-ml.proto, without protobuf.
 
 The same functions, arguments and output as ``google.protobuf.json_format``
 (protobuf 7, the version onnx 1.23.2 installs), for onnxdata's messages and
-for onnx's own protobuf messages (taken through their bytes):
+for onnx's own protobuf messages (taken through their bytes), models included:
 
 - :func:`MessageToJson` and :func:`MessageToDict` give exactly protobuf's text
   and dict: fields in field-number order, lowerCamelCase names (or the
@@ -14,7 +14,9 @@ for onnx's own protobuf messages (taken through their bytes):
   number, standard or URL-safe base64 with or without padding, ``null`` for
   "not set", ``max_recursion_depth`` levels of messages.  They fill the given
   onnxdata message in place, as protobuf does (a repeated field given is
-  replaced, a message field is merged into), and return it.
+  replaced, a message field is merged into), and return it.  Two members of
+  one oneof in an object are refused; a member given replaces the one set
+  before; ``null`` unsets only the member it names.
 
 Both walk the schema (``spec_of(cls).fields``), so they work for any message
 class built with ``_core.classes.message``; the implementation is in
@@ -27,18 +29,23 @@ every failure of :func:`ParseDict` is a :class:`ParseError` (protobuf lets a
 ``TypeError`` out of it for some non-object inputs), and text that is not UTF-8
 too; :class:`ParseError` and :class:`SerializeToJsonError` are also
 ``ValueError``; ``float_precision`` (removed in protobuf 6) is kept with
-protobuf 5's meaning; a string holding raw non-UTF-8 bytes (read with
+protobuf 5's meaning; more than 100 messages inside one another are refused
+whatever ``max_recursion_depth`` allows, as the codec bounds nesting (and
+a message nested deeper is not written); a string holding raw non-UTF-8 bytes (read with
 ``surrogateescape``) is written with its escape characters, where protobuf
 writes the ``repr`` of the bytes.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from ._core.foreign import describe
 from ._core.schema import is_message
 from ._messages.convert import as_message
 from ._messages.declarations import MESSAGE_TYPES
+from ._text.classes import reachable
 from ._text.json_errors import (
     EnumStringValueParseError,
     Error,
@@ -68,12 +75,31 @@ def _data(message: Any) -> Message:
     """An onnxdata message as it is (any schema class), or onnx's converted.
 
     Raises:
-        TypeError: ``message`` is not a data message.
+        TypeError: ``message`` is neither an onnxdata message nor onnx's
+            protobuf message of a type of onnx-ml.proto.
     """
     if is_message(message):
         mine: Message = message
         return mine
-    return as_message(message, *MESSAGE_TYPES)
+    try:
+        return as_message(message, *_message_types())
+    except TypeError:  # as_message would list all 31 classes
+        raise TypeError(
+            "expected a message of onnx-ml.proto (onnxdata's, or onnx's protobuf class), "
+            f"got {describe(message)}"
+        ) from None
+
+
+@functools.cache
+def _message_types() -> tuple[type[Message], ...]:
+    """Every message class of onnx-ml.proto: the data messages and what a model holds.
+
+    Imported on first use: printing a tensor need not load the model messages.
+    """
+    from ._messages.graphs import ModelProto
+
+    found: tuple[type[Message], ...] = reachable((*MESSAGE_TYPES, ModelProto))
+    return found
 
 
 def MessageToDict(  # noqa: N802 - protobuf's name
@@ -153,7 +179,9 @@ def Parse(  # noqa: N802 - protobuf's name
     """Read JSON text into ``message`` (an onnxdata message), in place, and return it.
 
     Raises:
-        ParseError: the text is not JSON, or not a valid mapping of the message.
+        ParseError: the text is not JSON, or not a valid mapping of the
+            message (two members of a oneof, more than 100 messages inside
+            one another included).
         TypeError: ``message`` is not an onnxdata message.
     """
     target(message)
@@ -171,7 +199,8 @@ def ParseDict(  # noqa: N802 - protobuf's name
     """Read a parsed JSON value into ``message`` (an onnxdata message), in place.
 
     Raises:
-        ParseError: ``js_dict`` is not a valid mapping of the message.
+        ParseError: ``js_dict`` is not a valid mapping of the message (as
+            :func:`Parse`).
         TypeError: ``message`` is not an onnxdata message.
     """
     del descriptor_pool

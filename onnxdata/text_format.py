@@ -1,8 +1,8 @@
-"""protobuf's text format for the data messages, without protobuf.
+"""protobuf's text format for every message of onnx-ml.proto, without protobuf.
 
 The same functions, arguments and output as ``google.protobuf.text_format``
 (protobuf 7, the version onnx 1.23.2 installs), for onnxdata's messages and for
-onnx's own protobuf messages (taken through their bytes):
+onnx's own protobuf messages (taken through their bytes), models included:
 
 - :func:`MessageToString` gives exactly the text protobuf gives: fields in
   field-number order (``use_index_order`` for declaration order), float32
@@ -14,27 +14,34 @@ onnx's own protobuf messages (taken through their bytes):
   hexadecimal and octal integers, ``inf``/``nan``, ``1.5f``, enum names or
   numbers, optional ``:`` before a message, ``,`` or ``;`` between fields), and
   raise :class:`ParseError` with the same ``line:column`` and message where it
-  refuses.  They fill the given message in place and return it.
+  refuses.  They fill the given message in place and return it.  A oneof
+  holds one member: ``Parse`` refuses a second one (even one set before the
+  parse), ``Merge`` switches to the last one given.
 - :func:`message_str` is what ``str()`` of a protobuf (upb) message gives: the
   same layout with upb's own number formatting (``3`` where text_format writes
   ``3.0``) and no unknown fields.
 
 What differs from protobuf (each is in docs/compat.md): :class:`ParseError` is
 also a ``ValueError``; text that is not UTF-8 is a :class:`ParseError` on any
-line (protobuf raises ``UnicodeDecodeError`` past the first); nesting deeper
-than Python can follow is a :class:`ParseError` rather than a
-``RecursionError``; ``float_format`` and ``double_format`` (removed in
-protobuf 6) are kept, with protobuf 5's meaning; ``PrintField`` and
-``PrintFieldValue``, which take protobuf descriptors, are not provided.
+line (protobuf raises ``UnicodeDecodeError`` past the first); text holding
+more than 100 messages inside one another is a :class:`ParseError`, as the
+codec bounds nesting (protobuf reads a few hundred levels, then raises
+``RecursionError``), and a message nested deeper is not printed;
+``float_format`` and ``double_format`` (removed in protobuf 6) are kept,
+with protobuf 5's meaning; ``PrintField`` and ``PrintFieldValue``, which
+take protobuf descriptors, are not provided.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 
+from ._core.foreign import describe
 from ._core.schema import is_message
 from ._messages.convert import as_message
 from ._messages.declarations import MESSAGE_TYPES
+from ._text.classes import reachable
 from ._text.numbers import ParseBool, ParseFloat, ParseInteger
 from ._text.text_errors import Error, ParseError
 from ._text.text_parser import lines_of, run
@@ -71,12 +78,31 @@ def _data(message: Any) -> Message:
     """An onnxdata message as it is (any schema class), or onnx's converted.
 
     Raises:
-        TypeError: ``message`` is not a data message.
+        TypeError: ``message`` is neither an onnxdata message nor onnx's
+            protobuf message of a type of onnx-ml.proto.
     """
     if is_message(message):
         mine: Message = message
         return mine
-    return as_message(message, *MESSAGE_TYPES)
+    try:
+        return as_message(message, *_message_types())
+    except TypeError:  # as_message would list all 31 classes
+        raise TypeError(
+            "expected a message of onnx-ml.proto (onnxdata's, or onnx's protobuf class), "
+            f"got {describe(message)}"
+        ) from None
+
+
+@functools.cache
+def _message_types() -> tuple[type[Message], ...]:
+    """Every message class of onnx-ml.proto: the data messages and what a model holds.
+
+    Imported on first use: printing a tensor need not load the model messages.
+    """
+    from ._messages.graphs import ModelProto
+
+    found: tuple[type[Message], ...] = reachable((*MESSAGE_TYPES, ModelProto))
+    return found
 
 
 def MessageToString(  # noqa: N802 - protobuf's name
@@ -223,8 +249,9 @@ def Parse(  # noqa: N802 - protobuf's name
     error.  ``descriptor_pool`` only matters for ``google.protobuf.Any``.
 
     Raises:
-        ParseError: the text is not valid text format for the message; its
-            line and column say where.
+        ParseError: the text is not valid text format for the message (a
+            second member of a oneof, more than 100 messages inside one
+            another included); its line and column say where.
         TypeError: ``message`` is not an onnxdata message, or ``text`` is not
             str or bytes.
     """

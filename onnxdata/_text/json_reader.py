@@ -13,6 +13,7 @@ import json
 import re
 
 from .._core.schema import MESSAGE, is_message, spec_of
+from .._core.wire import MAX_DEPTH
 from .json_errors import EnumStringValueParseError, ParseError
 from .json_values import scalar
 
@@ -59,6 +60,10 @@ class Parser:
         self.depth += 1
         if self.depth > self.max_depth:
             raise ParseError(f"Message too deep. Max recursion depth is {self.max_depth}")
+        if self.depth > MAX_DEPTH + 1:  # the codec's bound, whatever max_recursion_depth says
+            raise ParseError(
+                f"Message too deep: more than {MAX_DEPTH} messages inside one another at {path}"
+            )
         spec = spec_of(type(message))
         path = path or spec.name.rpartition(".")[2]
         self.fields(js, message, spec, path)
@@ -96,10 +101,20 @@ class Parser:
                     )
                 seen.append(name)
                 value = js[name]
+                if f.oneof is not None and value is not None:
+                    # One list for names and oneofs, as protobuf keeps it.
+                    if f.oneof in seen:
+                        raise ParseError(
+                            f'Message type "{full}" should not have multiple "{f.oneof}" '
+                            f'oneof fields at "{path}".'
+                        )
+                    seen.append(f.oneof)
                 self.field(message, f, name, value, path)
             except ParseError as err:
                 if f is None:  # protobuf names the field only once it has found it
                     raise
+                if f.oneof is not None:  # nor a oneof member's, whose error goes up as it is
+                    raise ParseError(str(err)) from None
                 raise ParseError(f"Failed to parse {name} field: {err}.") from None
             except (ValueError, TypeError, OverflowError) as err:
                 raise ParseError(f"Failed to parse {name} field: {err}.") from None

@@ -24,7 +24,7 @@ from .._core.schema import (
     is_message,
     spec_of,
 )
-from .._core.wire import to_float32
+from .._core.wire import MAX_DEPTH, to_float32
 from .numbers import ParseInteger, parse_any_integer
 from .text_errors import ParseError
 from .tokenizer import Tokenizer
@@ -76,20 +76,26 @@ class Parser:
         self.merge = merge
         self.depth = 0
 
-    def enter(self) -> None:
+    def enter(self, tokenizer: Tokenizer) -> None:
         self.depth += 1
         if self.max_depth is not None and self.depth > self.max_depth:
             raise ParseError(f"Message too deep. Max recursion depth is {self.max_depth}")
+        if self.depth > MAX_DEPTH + 1:
+            # The codec's bound (upb's too): deeper, the message could be neither
+            # written nor printed, and the parser's stack would grow with the text.
+            raise tokenizer.ParseErrorPreviousToken(
+                f"Message too deep: more than {MAX_DEPTH} messages inside one another"
+            )
 
     def parse(self, lines: Iterable[str | bytes], message: Any) -> None:
         tokenizer = Tokenizer(_decoded(lines))
-        self.enter()
+        self.enter(tokenizer)
         while not tokenizer.AtEnd():
             self.field(tokenizer, message)
         self.depth -= 1
 
     def sub_message(self, tokenizer: Tokenizer, message: Any, end_token: str) -> None:
-        self.enter()
+        self.enter(tokenizer)
         while not tokenizer.TryConsume(end_token):
             if tokenizer.AtEnd():
                 raise tokenizer.ParseErrorPreviousToken(f'Expected "{end_token}".')
@@ -123,6 +129,8 @@ class Parser:
                 )
             self.skip_contents(tokenizer)
         else:
+            if f.oneof is not None and not self.merge:
+                _check_oneof(tokenizer, message, f, full)
             if f.kind == MESSAGE:
                 tokenizer.TryConsume(":")
                 merger = self.message_field
@@ -247,6 +255,24 @@ class Parser:
                 if tokenizer.TryConsume("]"):
                     break
                 tokenizer.Consume(",")
+
+
+def _check_oneof(tokenizer: Tokenizer, message: Any, f: FieldSpec, full: str) -> None:
+    """Refuse ``f`` when another member of its oneof is set (``Parse``; ``Merge`` switches).
+
+    The member set may come from this text or from before the parse, as in
+    protobuf; the same member again is the "multiple fields" check's.
+
+    Raises:
+        ParseError: at the field's name, in protobuf's words.
+    """
+    assert f.oneof is not None
+    for member in spec_of(type(message)).oneofs[f.oneof]:
+        if member is not f and getattr(message, member.slot) is not None:
+            raise tokenizer.ParseErrorPreviousToken(
+                f'Field "{f.name}" is specified along with field "{member.name}", another '
+                f'member of oneof "{f.oneof}" for message type "{full}".'
+            )
 
 
 def _skip_value(tokenizer: Tokenizer) -> None:
