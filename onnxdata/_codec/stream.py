@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .._messages.message import Message
 
-__all__ = ["PIECE", "Emit", "Measure", "Sink", "changed", "encode_to", "writer_of"]
+__all__ = ["PIECE", "Emit", "Measure", "Sink", "changed", "encode_to", "measure", "writer_of"]
 
 PIECE = 1 << 16  # values of a long packed integer field encoded at a time
 _DIRECT = 1 << 16  # chunks this long or longer go to write() as they are
@@ -211,6 +211,22 @@ def changed(written: int, measured: int) -> RuntimeError:
     return RuntimeError(
         f"the message changed while it was written: {written} bytes, {measured} measured"
     )
+
+
+def measure(msg: Message) -> int:
+    """The length of ``msg``'s encoding, found without making it (``ByteSize``):
+    the measuring pass of :func:`encode_to`, which reads no payload.
+
+    Raises:
+        EncodeError: as ``encode()``.
+    """
+    cls = type(msg)
+    try:
+        size: int = encoder(cls, True)(msg, Measure(array("q")), MAX_DEPTH)
+    except EncodeError as err:
+        err.within(cls.__qualname__)
+        raise
+    return size
 
 
 def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:

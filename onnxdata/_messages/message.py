@@ -13,7 +13,8 @@ from array import array
 
 from .._core.classes import MessageType
 from .._core.enums import ProtoEnum
-from .._core.schema import UNKNOWN_FIELDS
+from .._core.repeated import RepeatedScalars
+from .._core.schema import UNKNOWN_FIELDS, all_slots
 from .._core.unset import forget_readers
 
 __all__ = ["Message", "ProtoEnum"]
@@ -268,12 +269,15 @@ class Message(metaclass=MessageType):
         return listed
 
     def ByteSize(self) -> int:  # noqa: N802 - protobuf's name
-        """The length of :meth:`encode`'s result.
+        """The length of :meth:`encode`'s result, measured without encoding
+        (a payload of gigabytes is not copied to be counted).
 
         Raises:
             EncodeError: a field holds a value that cannot be encoded.
         """
-        return len(self.encode())
+        from .._codec.stream import measure
+
+        return measure(self)
 
     def IsInitialized(self) -> bool:  # noqa: N802 - protobuf's name
         """Always true: these messages have no required fields."""
@@ -357,6 +361,19 @@ class Message(metaclass=MessageType):
             setattr(self, f.slot, getattr(other, f.slot))
         setattr(self, UNKNOWN_FIELDS, getattr(other, UNKNOWN_FIELDS))
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Every slot's value, views of a buffer (``decode(copy=False)``, a
+        mapped model) made values of their own: a copy or a pickle must not
+        depend on, or fail for, the buffer it was read from.
+
+        ``copy.deepcopy`` and ``pickle`` go through it (and ``__setstate__``).
+        """
+        return {slot: _owned(getattr(self, slot)) for slot in all_slots(self._SPEC)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for slot, value in state.items():
+            setattr(self, slot, value)
+
     def __eq__(self, other: object) -> bool:
         # Floats compare by their bits, as protobuf's own equality does:
         # a NaN equals the same NaN, 0.0 differs from -0.0.
@@ -382,6 +399,18 @@ class Message(metaclass=MessageType):
 
 
 _COMPARED: dict[type, tuple[tuple[str, str, bool], ...]] = {}
+
+
+def _owned(value: Any) -> Any:
+    """``value``, with a view of a buffer copied out: into ``bytes``, or an
+    array of its item type (a float field's view); a list's views too."""
+    if type(value) is memoryview:
+        if value.format == "B":
+            return value.tobytes()
+        return RepeatedScalars(value.format, value.tobytes())
+    if type(value) is list and any(type(v) is memoryview for v in value):
+        return [v.tobytes() if type(v) is memoryview else v for v in value]
+    return value
 
 
 def _compared(cls: type[Message]) -> tuple[tuple[str, str, bool], ...]:

@@ -188,8 +188,20 @@ def test_no_private_name_crosses_a_module(path: Path) -> None:
             )
 
 
-# The modules that declare messages: the schema, where every field is named.
-_DECLARING = {"_messages.declarations", "_messages.graphs", "_messages.types", "_messages.devices"}
+# The modules that declare messages (the schema, where every field is named), and
+# those that reproduce onnx.helper's signatures, which name fields as onnx does
+# (``strip_doc_string``, ``set_metadata_props``, ``doc_string=``).
+_DECLARING = {
+    "_messages.declarations",
+    "_messages.graphs",
+    "_messages.types",
+    "_messages.devices",
+    "helper",
+    "_tools.makers",
+    "_tools.typemakers",
+    "_tools.attributes",
+    "_tools.printable",
+}
 
 
 @pytest.mark.parametrize("field", ["doc_string", "metadata_props"])
