@@ -73,6 +73,13 @@ def mutate(data: bytes, max_size: int, seed: int, *, message: type[Message] = Te
     varint without changing its value, splice in a sub-message from
     elsewhere in the input, or give a tensor a data type and a matching
     storage field (a sequence or an optional an element type and an element).
+    In a model message (``mutator_for(onnxdata.ModelProto)``), some changes
+    know the model's structure: a oneof's member swapped for another or
+    followed by one (the last wins), an attribute's ``type`` set in or out of
+    step with its value field, a singular sub-message (``graph``) split in two
+    occurrences that protobuf merges, two nodes swapped, a node input renamed
+    to a name nothing defines, subgraphs nested to protobuf's depth limit of
+    100 (or one past it).
     About one call in ten breaks the encoding instead, with one class of the
     defect catalog that applies to ``message`` (``onnxdata.strategies.DEFECTS``
     names them): truncations, bad wire types, lengths past the end, field

@@ -2,7 +2,10 @@
 
 Valid messages (``tensors``, ``sparse_tensors``, ``sequences``, ``maps``,
 ``optionals``, ``entries``, ``segments``, ``messages``) pass
-:func:`onnxdata.check`, and together set every field of every message.
+:func:`onnxdata.check`, and together set every field of every data message.
+Models are drawn as exporters write them (``models``, ``graphs``, ``nodes``,
+``attributes``, ``type_protos``), and any class of onnx-ml.proto from its
+schema (``of(cls)``; ``messages(types=[...])`` takes every class).
 Wire-level strategies go below the message: ``noncanonical_encodings`` gives
 ``(message, bytes)`` pairs whose bytes are valid but never what protobuf
 writes, and ``malformed_encodings`` gives ``(type, bytes, defect)`` triples
@@ -25,10 +28,10 @@ try:
 except ImportError as exc:  # pragma: no cover - tested in a subprocess
     raise ImportError("onnxdata.strategies needs hypothesis: pip install 'onnxdata[fuzz]'") from exc
 
+from ._fuzz.model_strategies import attributes, graphs, messages, models, nodes, of, type_protos
 from ._fuzz.valid_strategies import (
     entries,
     maps,
-    messages,
     optionals,
     segments,
     sequences,
@@ -39,14 +42,20 @@ from ._fuzz.wire_strategies import DEFECTS, malformed_encodings, noncanonical_en
 
 __all__ = [
     "DEFECTS",
+    "attributes",
     "entries",
+    "graphs",
     "malformed_encodings",
     "maps",
     "messages",
+    "models",
+    "nodes",
     "noncanonical_encodings",
+    "of",
     "optionals",
     "segments",
     "sequences",
     "sparse_tensors",
     "tensors",
+    "type_protos",
 ]

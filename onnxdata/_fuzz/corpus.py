@@ -3,7 +3,12 @@
 :func:`write_corpus` writes ``OUT/<Message>/`` for every ONNX data message
 (the folder is the message's name in the schema: ``TensorProto``,
 ``TensorProto.Segment``, ``StringStringEntryProto``, ``SparseTensorProto``,
-``SequenceProto``, ``MapProto``, ``OptionalProto``) and ``OUT/onnx.dict``.
+``SequenceProto``, ``MapProto``, ``OptionalProto``), for the model messages
+a loader reads first (``ModelProto``, ``GraphProto``, ``NodeProto``,
+``AttributeProto``, ``TypeProto``: models as exporters write them, with
+subgraphs, external data, nesting at the depth limit, and each defect class
+also deep inside a model, ``malformed-<defect>-in-<path>-<i>.pb``) and
+``OUT/onnx.dict``.
 Each file's name says what it is:
 
 - ``valid-<what>-<i>.pb``: protobuf's own bytes for a message (the encoder's
@@ -54,6 +59,9 @@ from .._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
+from .._messages.graphs import AttributeProto, GraphProto, ModelProto, NodeProto
+from .._messages.types import TypeProto
+from . import model_samples as ms
 from .defects import CATALOG, Defect, applies, boundaries, place, slug
 from .dictionary import DICTIONARY_NAME, dictionary
 from .folder import Folder
@@ -64,7 +72,7 @@ from .samples import (
     STRING_TYPE,
     Entry,
     annotate,
-    cycle,
+    deep_path,
     dims,
     filled,
     key_types,
@@ -77,6 +85,7 @@ from .samples import (
     tensor,
     text,
 )
+from .sites import place_deep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,6 +155,43 @@ def _entry_seeds(folder: Folder, count: int) -> None:
         folder.valid(f"external-{key}", Entry(key=key, value=text(folder.rng)))
 
 
+def _model_seeds(folder: Folder, count: int) -> None:
+    """Models as exporters write them, with subgraphs, external data and functions."""
+    rng = folder.rng
+    for i in range(count):
+        folder.valid("model", ms.model(rng, 1 + i % 2))
+        folder.valid("model-external-data", ms.model(rng, 1, external=True))
+        folder.valid("model-annotated", ms.annotated_model(rng))
+        folder.valid(f"model-subgraphs-{i + 1}", ms.subgraph_model(rng, i + 1))
+        m = ms.model(rng, 0)
+        m.functions = [ms.function(rng)]
+        folder.valid("model-function", m)
+
+
+def _graph_seeds(folder: Folder, count: int) -> None:
+    for i in range(count):
+        folder.valid("graph", ms.graph(folder.rng, i % 3, []))
+
+
+def _node_seeds(folder: Folder, count: int) -> None:
+    for _ in range(count):
+        g = ms.graph(folder.rng, 1, [], nodes=3)
+        for node in g.node:
+            folder.valid(f"node-{node.op_type.lower()}", node)
+
+
+def _attribute_seeds(folder: Folder, count: int) -> None:
+    for kind in ms.ATTRIBUTE_FIELDS:
+        for i in range(count):
+            a = ms.attribute(folder.rng, f"a{i}", kind, 1)
+            folder.valid(f"attribute-{AttributeProto.AttributeType.Name(kind).lower()}", a)
+
+
+def _type_seeds(folder: Folder, count: int) -> None:
+    for i in range(count * 6):
+        folder.valid("type", ms.type_proto(folder.rng, i % 3))
+
+
 # The seeds that follow ONNX's rules, per message type (the others have none).
 _TYPED_SEEDS: dict[type[Message], Callable[[Folder, int], None]] = {
     TensorProto: _tensor_seeds,
@@ -154,7 +200,25 @@ _TYPED_SEEDS: dict[type[Message], Callable[[Folder, int], None]] = {
     OptionalProto: _container_seeds,
     MapProto: _map_seeds,
     Entry: _entry_seeds,
+    ModelProto: _model_seeds,
+    GraphProto: _graph_seeds,
+    NodeProto: _node_seeds,
+    AttributeProto: _attribute_seeds,
+    TypeProto: _type_seeds,
 }
+
+# The folders of the corpus: the data messages, and the model messages a loader
+# reads first (every other message is reached inside a model).
+CORPUS_TYPES: tuple[type[Message], ...] = (
+    *MESSAGE_TYPES,
+    ModelProto,
+    GraphProto,
+    NodeProto,
+    AttributeProto,
+    TypeProto,
+)
+# Where a model's defects go deep: its tensors first.
+_TENSOR_SITES = ("initializer", "t", "tensors", "sparse_initializer", "values")
 
 
 def _valid_seeds(folder: Folder, count: int) -> None:
@@ -194,7 +258,7 @@ def _edge_seeds(folder: Folder) -> None:
     for _ in range(MAX_DEPTH):
         groups = tag_bytes(number, SGROUP) + groups + tag_bytes(number, EGROUP)
     folder.valid("edge-nesting-100-groups", _with_unknown(cls, groups), False)
-    if cycle(cls) is not None:
+    if deep_path(cls, MAX_DEPTH) is not None:
         folder.valid("edge-nesting-100", nested(cls, MAX_DEPTH), False)
     if cls is TensorProto:
         for dt in (0, max(DATA_TYPES) + 1, -1, (1 << 31) - 1):
@@ -235,13 +299,30 @@ def _malformed_seeds(folder: Folder) -> None:
                 break
         if data is not None:
             folder.add("malformed", slug(defect.name) + ("-nested" if nested else ""), data)
+    if folder.cls in (ModelProto, GraphProto):
+        _deep_seeds(folder, defects)
+
+
+def _deep_seeds(folder: Folder, defects: list[Defect]) -> None:
+    """Each defect class once more, deep inside a model: in a node's attribute's tensor,
+    a (sub)graph's initializer, a subgraph's node; the file names the path."""
+    rng = folder.rng
+    real = ("valid-model", "valid-graph")
+    bases = [d for n, d in folder.files.items() if n.startswith(real)] or folder.bases
+    for defect in defects:
+        for _ in range(8):
+            found = place_deep(defect, folder.cls, rng.choice(bases), rng, rng.randint(2, 7),
+                               _TENSOR_SITES)  # fmt: skip
+            if found is not None and found[1].count(".") >= 1:
+                folder.add("malformed", f"{slug(defect.name)}-in-{found[1]}", found[0])
+                break
 
 
 def _build(cls: type[Message], seed: int, count: int) -> dict[str, bytes]:
     folder = Folder(cls, random.Random(f"{seed}/{spec_of(cls).name}"))
     _valid_seeds(folder, count)
     noncanonical_seeds(folder, count)
-    defects = len(_applicable(cls))
+    defects = len(_applicable(cls)) * (2 if cls in (ModelProto, GraphProto) else 1)
     i = 0
     while defects > 0.6 * len(folder.files):  # small messages: more valid seeds
         folder.valid("random", sample(cls, folder.rng, 1) if i % 2 else filled(cls, folder.rng, 1))
@@ -271,7 +352,7 @@ def corpus_files(*, seed: int = 0, count: int = 2) -> dict[str, bytes]:
     if count < 1:
         raise ValueError(f"count must be at least 1, not {count}")
     out: dict[str, bytes] = {}
-    for cls in MESSAGE_TYPES:
+    for cls in CORPUS_TYPES:
         folder = spec_of(cls).name
         for name, data in sorted(_build(cls, seed, count).items()):
             out[f"{folder}/{name}"] = data
@@ -287,7 +368,7 @@ def write_corpus(
     Everything is written in a staging folder inside ``out_dir`` first, then
     each message's folder is renamed into place whole, and ``onnx.dict`` last:
     a failure leaves no file half-written and no folder half-filled.
-    ``out_dir`` must be empty unless ``force``; then the seven message folders
+    ``out_dir`` must be empty unless ``force``; then the message folders
     and ``onnx.dict`` are replaced (files of an earlier corpus are dropped),
     and nothing else in ``out_dir`` is touched.
 
@@ -317,7 +398,7 @@ def write_corpus(
                 f.write(data)
         old = os.path.join(staging, ".old")
         os.mkdir(old)
-        for name in [spec_of(cls).name for cls in MESSAGE_TYPES] + [DICTIONARY_NAME]:
+        for name in [spec_of(cls).name for cls in CORPUS_TYPES] + [DICTIONARY_NAME]:
             target = os.path.join(out, name)
             if os.path.lexists(target):
                 os.rename(target, os.path.join(old, name))

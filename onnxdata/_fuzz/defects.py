@@ -40,14 +40,15 @@ from .._core.wire import (
     overlong_varint,
     tag_bytes,
 )
-from .._messages.declarations import MESSAGE_TYPES, Message, OptionalProto, TensorProto
+from .._messages.declarations import Message, OptionalProto, TensorProto
+from .all_messages import ALL_MESSAGES
 from .records import record
-from .samples import cycle
+from .samples import deep_path
 
 T = TypeVar("T")
 
 # The first field number no message knows: unknown fields are drawn from there up.
-FIRST_UNKNOWN = max(n for cls in MESSAGE_TYPES for n in spec_of(cls).by_number) + 1
+FIRST_UNKNOWN = max(n for cls in ALL_MESSAGES for n in spec_of(cls).by_number) + 1
 MAX_NUMBER = (1 << 29) - 1  # the largest field number protobuf allows
 WIRE_TYPES = (VARINT, I64, LEN, I32)  # those a field can have (not the group markers)
 
@@ -242,13 +243,14 @@ def _groups_too_deep(pick: Picker, site: Site) -> bytes:
 
 
 def _nested_too_deep(pick: Picker, site: Site) -> bytes | None:
-    """101 sub-messages inside one another, along the chain of fields back to the message."""
-    path = cycle(site.cls)
+    """101 sub-messages inside one another, along the chain of fields back to the message
+    (or down to the nearest message that holds itself: a model's graph's subgraphs)."""
+    path = deep_path(site.cls, MAX_DEPTH + 1)
     if path is None:
         return None
     inner = b""
-    for i in reversed(range(MAX_DEPTH + 1)):
-        inner = record(path[i % len(path)].number, LEN, inner)
+    for f in reversed(path):
+        inner = record(f.number, LEN, inner)
     return inner
 
 

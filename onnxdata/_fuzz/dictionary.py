@@ -19,7 +19,9 @@ from .._core.wire import (
 )
 from .._io.external import ALLOWED_KEYS
 from .._messages.datatypes import DATA_TYPES
-from .._messages.declarations import MESSAGE_TYPES, OptionalProto, SequenceProto, TensorProto
+from .._messages.declarations import OptionalProto, SequenceProto, TensorProto
+from .._messages.graphs import AttributeProto
+from .all_messages import ALL_MESSAGES
 from .samples import ELEMENT_KINDS, F32, F64, STRING_TYPE, Entry
 
 DICTIONARY_NAME = "onnx.dict"
@@ -32,7 +34,7 @@ def _escape(data: bytes) -> str:
 
 
 def dictionary() -> str:
-    """The text of ``onnx.dict``: a libFuzzer/AFL dictionary for ONNX's data messages.
+    """The text of ``onnx.dict``: a libFuzzer/AFL dictionary for ONNX's messages.
 
     One ``name="bytes"`` entry per line (non-alphanumeric bytes as ``\\xNN``;
     each tag after a comment naming the fields that have it):
@@ -56,7 +58,7 @@ def dictionary() -> str:
         I32: "fixed32",
     }
     users: dict[bytes, list[str]] = {}  # a tag -> the fields that have it
-    for cls in MESSAGE_TYPES:
+    for cls in ALL_MESSAGES:
         spec = spec_of(cls)
         for f in spec.numbered:
             for wt in f.accepted_wire_types():
@@ -82,6 +84,11 @@ def dictionary() -> str:
     for k in sorted(ALLOWED_KEYS):
         add(f"key_{k}", k.encode())
         add(f"entry_key_{k}", entry[0].tag + overlong_varint(len(k)) + k.encode() + entry[1].tag)
+    attribute_type = spec_of(AttributeProto).by_name["type"]
+    for name, number in AttributeProto.AttributeType.items():
+        add(f"attribute_type_{name}", attribute_type.tag + overlong_varint(number))
+    for word in ("If", "Loop", "Scan", "then_branch", "else_branch", "body", "ai.onnx.ml"):
+        add(f"word_{word.replace('.', '_')}", word.encode())
     for v in (
         0,
         1,
@@ -115,7 +122,7 @@ def dictionary() -> str:
     add("group_end_15", tag_bytes(15, EGROUP))
     add("tag_6_bytes", tag_bytes(1, VARINT, 6))
     add("length_5_bytes", overlong_varint(0, 5))
-    lines = ["# libFuzzer/AFL dictionary for ONNX data messages, written by `onnxdata corpus`"]
+    lines = ["# libFuzzer/AFL dictionary for ONNX messages, written by `onnxdata corpus`"]
     for data, name in entries.items():
         if data in users:
             lines.append(f"# {', '.join(users[data])}")

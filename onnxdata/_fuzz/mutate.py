@@ -25,205 +25,37 @@ arguments, so a call is replayed from ``(data, max_size, seed)`` alone.
 from __future__ import annotations
 
 import random
-import struct
 from typing import Any
 
 from .._core.errors import DecodeError
 from .._core.schema import MESSAGE, MessageSpec, spec_of
 from .._core.wire import (
-    EGROUP,
     I32,
     I64,
     LEN,
-    MASK64,
     MAX_DEPTH,
-    SGROUP,
     VARINT,
     overlong_varint,
     packed_elements,
-    read_field,
     read_varint,
 )
 from .._messages.datatypes import DATA_TYPES, element_fields
-from .._messages.declarations import Message, TensorProto
+from .._messages.declarations import MESSAGE_TYPES, Message, TensorProto
 from .defects import CATALOG, Defect, applies, place
+from .model_mutations import model_ops
+from .tree import (
+    Field,
+    Node,
+    known_fields,
+    packed_body,
+    random_message,
+    scalar_body,
+    split,
+    unknown_field,
+    varint,
+)
 
 BREAK_SHARE = 0.1  # the share of calls that break the encoding on purpose
-
-INT_EDGES = (0, 1, -1, 2, 127, 128, -(1 << 31), (1 << 31) - 1, 1 << 31, 1 << 32,
-             -(1 << 63), (1 << 63) - 1, 1 << 63, MASK64)  # fmt: skip
-FLOAT_EDGES = (0x00000000, 0x80000000, 0x3F800000, 0x7F800000, 0xFF800000, 0x7FC00000,
-               0xFFC00000, 0x7FA00000, 0x7FC00001, 0x00000001, 0x007FFFFF, 0x80000001,
-               0x7F7FFFFF, 0x00800000)  # fmt: skip
-DOUBLE_EDGES = (0, 1 << 63, 0x3FF0000000000000, 0x7FF0000000000000, 0xFFF0000000000000,
-                0x7FF8000000000000, 0xFFF8000000000000, 0x7FF4000000000000,
-                0x7FF8000000000001, 1, 0x000FFFFFFFFFFFFF, 0x7FEFFFFFFFFFFFFF,
-                0x0010000000000000)  # fmt: skip
-TEXT_EDGES = (b"", b"a", b"x" * 300, "\u00e9\u65e5".encode(), b"\xff\xfe", b"\xc0\x80",
-              b"\xed\xa0\x80", b"\x00", "\U0001f600".encode())  # fmt: skip
-
-varint = overlong_varint  # the canonical varint of a value; negative ones as 64-bit
-
-
-def _says(prefix: bytes, n: int) -> bool:
-    """Whether ``prefix`` is one whole varint of value ``n`` (a length prefix kept as it came)."""
-    try:
-        return read_varint(prefix, 0, len(prefix)) == (n, len(prefix))
-    except DecodeError:
-        return False
-
-
-class Field:
-    """One wire field: raw tag bytes, raw length prefix (LEN), body, and its split body."""
-
-    __slots__ = ("body", "lenpre", "number", "sub", "tag", "wire_type")
-
-    def __init__(self, number: int, wire_type: int, body: bytes, tag: bytes | None = None,
-                 lenpre: bytes | None = None) -> None:  # fmt: skip
-        self.number = number
-        self.wire_type = wire_type
-        self.tag = varint(number << 3 | wire_type) if tag is None else tag
-        self.body = body  # VARINT: the raw varint; I32/I64: the bytes; LEN: the payload;
-        # SGROUP: everything after the start tag up to and including the end tag
-        self.lenpre = lenpre
-        self.sub: Node | None = None  # the payload split into fields, once gone into
-
-    def copy(self) -> Field:
-        f = Field(self.number, self.wire_type, self.encoded_body(), self.tag, self.lenpre)
-        return f
-
-    def encoded_body(self) -> bytes:
-        return self.body if self.sub is None else self.sub.join()
-
-    def join(self) -> bytes:
-        if self.wire_type != LEN:
-            return self.tag + self.body
-        body = self.encoded_body()
-        pre = self.lenpre
-        if pre is None or not _says(pre, len(body)):
-            pre = varint(len(body))
-        return self.tag + pre + body
-
-
-class Node:
-    """A message as a list of fields and the bytes after the last one that parsed."""
-
-    __slots__ = ("fields", "spec", "tail")
-
-    def __init__(self, fields: list[Field], tail: bytes, spec: MessageSpec | None) -> None:
-        self.fields = fields
-        self.tail = tail
-        self.spec = spec
-
-    def join(self) -> bytes:
-        return b"".join([f.join() for f in self.fields]) + self.tail
-
-
-# Groups may nest a little deeper than a parser takes, so that such input is
-# still read as fields (and mutated), not kept as a raw tail.
-_GROUP_DEPTH = MAX_DEPTH + 20
-
-
-def split(buf: bytes, spec: MessageSpec | None) -> Node:
-    """``buf`` as wire fields, as far as they parse (by the wire toolkit's
-    :func:`read_field`); the rest as the tail.  One pass over the input."""
-    fields: list[Field] = []
-    pos, end = 0, len(buf)
-    while pos < end:
-        try:
-            raw = read_field(buf, pos, end, _GROUP_DEPTH)
-        except DecodeError:
-            break
-        lenpre = buf[raw.tag_end : raw.body_at] if raw.wire_type == LEN else None
-        body = buf[raw.body_at : raw.end]
-        fields.append(Field(raw.number, raw.wire_type, body, buf[pos : raw.tag_end], lenpre))
-        pos = raw.end
-    return Node(fields, buf[pos:], spec)
-
-
-# -- values -------------------------------------------------------------------
-
-
-def _int_value(rng: random.Random) -> int:
-    r = rng.random()
-    if r < 0.6:
-        return rng.choice(INT_EDGES)
-    if r < 0.9:
-        return rng.randrange(-3, 300)
-    return rng.getrandbits(64)
-
-
-def _scalar_body(kind: str, rng: random.Random, field: Any = None) -> tuple[int, bytes]:
-    """(wire type, body) of one value of ``kind``."""
-    if kind == "float":
-        bits = rng.choice(FLOAT_EDGES) if rng.random() < 0.6 else rng.getrandbits(32)
-        return I32, struct.pack("<I", bits)
-    if kind == "double":
-        bits = rng.choice(DOUBLE_EDGES) if rng.random() < 0.6 else rng.getrandbits(64)
-        return I64, struct.pack("<Q", bits)
-    if kind in ("string", "bytes"):
-        if rng.random() < 0.7:
-            return LEN, rng.choice(TEXT_EDGES)
-        return LEN, rng.randbytes(rng.randrange(20))
-    if kind == "enum" and field is not None and field.enum is not None and rng.random() < 0.7:
-        return VARINT, varint(rng.choice(field.enum.values()))
-    return VARINT, varint(_int_value(rng))
-
-
-def _packed_body(kind: str, count: int, rng: random.Random) -> bytes:
-    return b"".join([_scalar_body(kind, rng)[1] for _ in range(count)])
-
-
-def _known_fields(field: Any, rng: random.Random, depth: int, pool: list[bytes]) -> list[Field]:
-    """New occurrences of a known field, of a wire type its parser accepts."""
-    n = field.number
-    if field.kind == MESSAGE:
-        if pool and rng.random() < 0.3:
-            return [Field(n, LEN, rng.choice(pool))]
-        body = random_message(spec_of(field.message), rng, depth + 1, pool) if depth < 4 else b""
-        return [Field(n, LEN, body)]
-    count = rng.choice((1, 1, 2, 3, 5)) if field.repeated else 1
-    packable = field.repeated and LEN in field.accepted_wire_types()
-    if packable and field.kind not in ("string", "bytes") and rng.random() < 0.5:
-        return [Field(n, LEN, _packed_body(field.kind, count, rng))]
-    out = []
-    for _ in range(count):
-        wt, body = _scalar_body(field.kind, rng, field)
-        out.append(Field(n, wt, body))
-    return out
-
-
-def random_message(spec: MessageSpec, rng: random.Random, depth: int = 0,
-                   pool: list[bytes] | None = None) -> bytes:  # fmt: skip
-    """A valid encoding of ``spec`` with a few random fields."""
-    parts: list[bytes] = []
-    for _ in range(rng.randrange(4)):
-        f = rng.choice(spec.fields)
-        parts.extend(x.join() for x in _known_fields(f, rng, depth, pool or []))
-    return b"".join(parts)
-
-
-def _unknown_field(spec: MessageSpec | None, rng: random.Random) -> Field:
-    top = max((f.number for f in spec.fields), default=0) if spec is not None else 0
-    number = rng.choice(
-        (top + 1, top + 100, 1000, 18999, 20000, (1 << 29) - 1, rng.randrange(1, 64))
-    )
-    if spec is not None and number in spec.by_number:
-        number = top + 1
-    wt = rng.choice((VARINT, I64, LEN, I32, SGROUP))
-    if wt == VARINT:
-        return Field(number, wt, varint(_int_value(rng)))
-    if wt == I64:
-        return Field(number, wt, rng.randbytes(8))
-    if wt == I32:
-        return Field(number, wt, rng.randbytes(4))
-    if wt == LEN:
-        return Field(number, wt, rng.randbytes(rng.randrange(12)))
-    inner = b""
-    if rng.random() < 0.5:
-        inner = Field(rng.randrange(1, 30), VARINT, varint(_int_value(rng))).join()
-    return Field(number, wt, inner + varint(number << 3 | EGROUP))
-
 
 # -- the tree -------------------------------------------------------------------
 
@@ -270,9 +102,9 @@ def _pool(node: Node, out: list[bytes], limit: int = 32) -> list[bytes]:
 
 def _op_add(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
     if node.spec is not None and rng.random() < 0.8:
-        new = _known_fields(rng.choice(node.spec.fields), rng, depth, pool)
+        new = known_fields(rng.choice(node.spec.fields), rng, depth, pool)
     else:
-        new = [_unknown_field(node.spec, rng)]
+        new = [unknown_field(node.spec, rng)]
     at = rng.randrange(len(node.fields) + 1)
     node.fields[at:at] = new
 
@@ -319,9 +151,9 @@ def _op_edge(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> N
     ):  # a packed run: rewrite its elements
         size = {"float": 4, "double": 8}.get(kind)
         count = len(f.encoded_body()) // size if size else rng.randrange(1, 5)
-        node.fields[i] = Field(f.number, LEN, _packed_body(kind, max(count, 1), rng), f.tag)
+        node.fields[i] = Field(f.number, LEN, packed_body(kind, max(count, 1), rng), f.tag)
         return
-    wt, body = _scalar_body(kind, rng, known)
+    wt, body = scalar_body(kind, rng, known)
     if wt == f.wire_type:
         node.fields[i] = Field(f.number, wt, body, f.tag)
 
@@ -353,7 +185,7 @@ def _op_packing(node: Node, rng: random.Random, pool: list[bytes], depth: int) -
     scalar_wt = field.accepted_wire_types()[0]
     at = [k for k, x in enumerate(node.fields) if x.number == field.number]
     if not at:
-        node.fields.extend(_known_fields(field, rng, depth, pool))
+        node.fields.extend(known_fields(field, rng, depth, pool))
         return
     k = rng.choice(at)
     f = node.fields[k]
@@ -433,7 +265,7 @@ def _op_types(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> 
         else:
             storage = spec.by_name[dt.storage]
             for _ in range(rng.randrange(1, 3)):
-                node.fields.extend(_known_fields(storage, rng, depth, pool))
+                node.fields.extend(known_fields(storage, rng, depth, pool))
         return
     table = element_fields(spec.cls)
     elem = spec.by_name.get("elem_type")
@@ -441,7 +273,7 @@ def _op_types(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> 
         return
     elem_type = rng.choice(list(table))
     node.fields.append(Field(elem.number, VARINT, varint(elem_type)))
-    node.fields.extend(_known_fields(table[elem_type], rng, depth, pool))
+    node.fields.extend(known_fields(table[elem_type], rng, depth, pool))
 
 
 def _applicable(spec: MessageSpec | None) -> tuple[bool, bool, bool]:
@@ -460,8 +292,19 @@ def _applicable(spec: MessageSpec | None) -> tuple[bool, bool, bool]:
 _APPLICABLE: dict[str, tuple[bool, bool, bool]] = {}
 
 
+# The share of mutations of a model message (not one of the seven data messages,
+# whose mix is measured in docs/fuzzing.md) that are model mutations.
+MODEL_SHARE = 0.4
+
+
 def _mutate_node(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
-    packable, children, typed = _applicable(node.spec)
+    spec = node.spec
+    if spec is not None and spec.cls not in MESSAGE_TYPES:
+        ops = model_ops(spec)
+        if ops and rng.random() < MODEL_SHARE:
+            rng.choice(ops)(node, rng, pool, depth)
+            return
+    packable, children, typed = _applicable(spec)
     r = rng.randrange(10)
     if (r == 6 and not packable) or (r == 8 and not (children and pool)) or (r == 9 and not typed):
         r = rng.randrange(6)

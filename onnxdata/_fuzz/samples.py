@@ -83,10 +83,18 @@ def scalar(f: FieldSpec, rng: random.Random) -> Any:
     return integer(*f.bounds, rng)
 
 
+# Sub-messages below this depth are left empty: the model messages nest each other
+# (a graph's node's attribute holds a graph), so filling every field must stop somewhere.
+MAX_FILL_DEPTH = 4
+
+
 def _set_random(msg: Message, f: FieldSpec, rng: random.Random, depth: int) -> None:
     """Give the field ``f`` of ``msg`` a random value (a valid sub-message for MESSAGE)."""
     if f.kind == MESSAGE:
-        if f.repeated:
+        if depth >= MAX_FILL_DEPTH:
+            value: Any = f.message()
+            setattr(msg, f.name, [value] if f.repeated else value)
+        elif f.repeated:
             setattr(
                 msg, f.name, [sample(f.message, rng, depth + 1) for _ in range(rng.randint(1, 2))]
             )
@@ -103,8 +111,16 @@ def _set_random(msg: Message, f: FieldSpec, rng: random.Random, depth: int) -> N
 
 
 def filled(cls: type[Message], rng: random.Random, depth: int, fields: Any = None) -> Message:
+    """A message of ``cls`` with each of ``fields`` (default: all) set; of the members
+    of a oneof, only one (setting one unsets the others, so the rest would be lost)."""
     msg = cls()
-    for f in spec_of(cls).fields if fields is None else fields:
+    chosen = list(spec_of(cls).fields if fields is None else fields)
+    for members in spec_of(cls).oneofs.values():
+        present = [f for f in chosen if f in members]
+        if len(present) > 1:
+            keep = rng.choice(present)
+            chosen = [f for f in chosen if f not in members or f is keep]
+    for f in chosen:
         _set_random(msg, f, rng, depth)
     return msg
 
@@ -310,13 +326,36 @@ def cycle(cls: type[Message]) -> list[FieldSpec] | None:
     return None
 
 
+def deep_path(cls: type[Message], levels: int) -> list[FieldSpec] | None:
+    """``levels`` message fields, each inside the one before, from ``cls`` down: round
+    its own cycle, or first to the nearest message that has one (a model reaches its
+    graph, whose node's attribute holds a graph again); None when no field leads
+    to a cycle."""
+    own = cycle(cls)
+    if own is not None:
+        return [own[i % len(own)] for i in range(levels)]
+    paths: list[tuple[type[Message], list[FieldSpec]]] = [(cls, [])]
+    seen: set[type] = {cls}
+    while paths:
+        here, path = paths.pop(0)
+        for f in spec_of(here).children():
+            if f.message in seen:
+                continue
+            seen.add(f.message)
+            loop = cycle(f.message)
+            if loop is not None:
+                prefix = [*path, f]
+                return (prefix + [loop[i % len(loop)] for i in range(levels)])[:levels]
+            paths.append((f.message, [*path, f]))
+    return None
+
+
 def nested(cls: type[Message], levels: int) -> Message:
-    """``cls`` with ``levels`` sub-messages nested along its cycle."""
-    path = cycle(cls)
+    """``cls`` with ``levels`` sub-messages nested along :func:`deep_path`."""
+    path = deep_path(cls, levels)
     assert path is not None
     chain: list[Message] = [cls()]
-    for i in range(levels):
-        f = path[i % len(path)]
+    for f in path:
         inner = f.message()
         if f.repeated:
             getattr(chain[-1], f.name).append(inner)

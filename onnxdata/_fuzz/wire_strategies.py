@@ -22,7 +22,8 @@ from .._core.foreign import foreign_name
 from .._core.schema import ENUM, KINDS, MESSAGE, FieldSpec, spec_of
 from .._core.wire import FIXED_SIZES, LEN, VARINT, overlong_varint, read_varint
 from .._messages.convert import as_message
-from .._messages.declarations import MESSAGE_TYPES, Message
+from .._messages.declarations import Message
+from .all_messages import ALL_MESSAGES
 from .defects import (
     BY_NAME,
     FIRST_UNKNOWN,
@@ -35,7 +36,7 @@ from .defects import (
     payload,
     place,
 )
-from .records import elements, split
+from .records import elements, record, split
 from .strategy_args import strategy_arg
 from .valid_strategies import messages as all_messages
 
@@ -79,7 +80,7 @@ def _ours(value: object) -> Message:
     if foreign_name(value) is None:
         raise InvalidArgument(f"messages drew {value!r}, not an ONNX data message")
     try:
-        return as_message(value, *MESSAGE_TYPES)
+        return as_message(value, *ALL_MESSAGES)
     except TypeError as exc:
         raise InvalidArgument(f"messages drew {value!r}: {exc}") from None
 
@@ -138,6 +139,34 @@ def _scalar_chunks(pick: Picker, f: FieldSpec, wire_type: int, payload: bytes) -
     return out
 
 
+def _message_chunks(pick: Picker, f: FieldSpec, body: bytes, depth: int) -> list[bytes]:
+    """A sub-message, its fields re-encoded perhaps; a singular one sometimes split in
+    two occurrences, which protobuf merges (each inner field's values in one half)."""
+    if depth < 4 and pick.randint(0, 1):
+        inner = _reencode(pick, f.message, body, depth + 1)
+    else:
+        inner = [(n, record(n, wt, b)) for n, wt, b in split(body)]
+    numbers = sorted({n for n, _ in inner})
+    if not f.repeated and len(numbers) >= 2 and pick.randint(0, 2) == 0:
+        cut = pick.choice(numbers[1:])
+        first = b"".join([c for n, c in inner if n < cut])
+        second = b"".join([c for n, c in inner if n >= cut])
+        return [_field(pick, f.number, LEN, first), _field(pick, f.number, LEN, second)]
+    return [_field(pick, f.number, LEN, b"".join([c for _, c in inner]))]
+
+
+def _sibling_first(pick: Picker, f: FieldSpec, members: tuple[FieldSpec, ...]) -> bytes:
+    """Another member of ``f``'s oneof, written before it: the last member set wins."""
+    other = pick.choice([g for g in members if g is not f])
+    if other.kind == MESSAGE:
+        return _field(pick, other.number, LEN, b"")
+    wire_type = KINDS[other.kind].wire_type
+    body = payload(pick, wire_type)
+    if wire_type == LEN:
+        return long_varint(pick, other.number << 3 | LEN, 5) + body
+    return _field(pick, other.number, wire_type, body)
+
+
 def _reencode(pick: Picker, cls: type[Message], data: bytes, depth: int) -> list[tuple[int, bytes]]:
     """Valid non-canonical chunks ``(number, bytes)`` for the fields of ``data``."""
     fields = spec_of(cls).by_number
@@ -145,14 +174,15 @@ def _reencode(pick: Picker, cls: type[Message], data: bytes, depth: int) -> list
     for number, wire_type, body in split(data):
         f = fields[number]
         if f.kind == MESSAGE:
-            inner = body
-            if depth < 4 and pick.randint(0, 1):
-                inner = b"".join([c for _, c in _reencode(pick, f.message, body, depth + 1)])
-            found = [_field(pick, number, LEN, inner)]
+            found = _message_chunks(pick, f, body, depth)
         elif f.repeated and KINDS[f.kind].packable:
             found = _packable_chunks(pick, f, body)
         else:
             found = _scalar_chunks(pick, f, wire_type, body)
+        members = spec_of(cls).oneofs.get(f.oneof or "", ())
+        if len(members) > 1 and pick.randint(0, 2) == 0:
+            # One chunk, so that shuffling the fields keeps the sibling before the member.
+            found = [_sibling_first(pick, f, members) + b"".join(found)]
         chunks.extend((number, c) for c in found)
     return chunks
 

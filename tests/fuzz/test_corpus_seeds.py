@@ -21,13 +21,21 @@ import pytest
 
 import onnxdata
 from onnxdata._core.schema import KINDS, spec_of
-from onnxdata._fuzz.corpus import DICTIONARY_NAME, corpus_files, dictionary, write_corpus
+from onnxdata._fuzz.corpus import (
+    CORPUS_TYPES,
+    DICTIONARY_NAME,
+    corpus_files,
+    dictionary,
+    write_corpus,
+)
 from onnxdata._messages.datatypes import DATA_TYPES
 from onnxdata._messages.declarations import MESSAGE_TYPES
 from onnxdata.cli import main
 from tests.support.oracle import check_decode, oracle_parse
 
 FOLDERS: dict[str, type] = {spec_of(cls).name: cls for cls in MESSAGE_TYPES}
+# Every folder of the corpus; the model folders are judged in test_models.py.
+ALL_FOLDERS = {spec_of(cls).name for cls in CORPUS_TYPES}
 NAME = re.compile(r"(valid|noncanonical|malformed)-([a-z0-9_.-]+)-(\d+)\.pb")
 # Valid seeds that set fields regardless of ONNX's rules; every other one follows them.
 RULE_FREE = ("field-", "all-fields", "edge-", "random")
@@ -66,7 +74,7 @@ def _what(name: str) -> str:
 
 
 def test_out_holds_a_folder_per_message_and_the_dictionary(out: Path) -> None:
-    assert sorted(os.listdir(out)) == sorted([*FOLDERS, DICTIONARY_NAME])
+    assert sorted(os.listdir(out)) == sorted([*ALL_FOLDERS, DICTIONARY_NAME])
     written = {
         str(p.relative_to(out)).replace(os.sep, "/"): p.read_bytes()
         for p in out.rglob("*")
@@ -325,7 +333,7 @@ def test_cli_writes_the_corpus_and_refuses_a_non_empty_folder(
     assert main(["corpus", str(out), "--count", "1", "--seed", "5"]) == 0
     printed = capsys.readouterr().out
     assert f"{out}/TensorProto: " in printed and "malformed (" in printed
-    assert {p.name for p in out.iterdir()} == {*FOLDERS, DICTIONARY_NAME}
+    assert {p.name for p in out.iterdir()} == {*ALL_FOLDERS, DICTIONARY_NAME}
     assert main(["corpus", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not empty" in err and "--force" in err
@@ -340,7 +348,7 @@ def test_cli_force_replaces_the_corpus_and_nothing_else(tmp_path: Path) -> None:
     assert main(["corpus", str(out), "--count", "1", "--force"]) == 0
     assert (out / "notes.txt").read_text() == "mine"
     assert not (out / "TensorProto" / "stale.pb").exists()
-    assert sorted(os.listdir(out)) == sorted([*FOLDERS, DICTIONARY_NAME, "notes.txt"])
+    assert sorted(os.listdir(out)) == sorted([*ALL_FOLDERS, DICTIONARY_NAME, "notes.txt"])
     expected = corpus_files(count=1)
     assert (out / "TensorProto.Segment" / "valid-all-fields-0.pb").read_bytes() == expected[
         "TensorProto.Segment/valid-all-fields-0.pb"
