@@ -361,6 +361,15 @@ class Message(metaclass=MessageType):
             setattr(self, f.slot, getattr(other, f.slot))
         setattr(self, UNKNOWN_FIELDS, getattr(other, UNKNOWN_FIELDS))
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's and hypothesis' pretty printers print the ``repr``.
+
+        Their own walk of a dataclass reads every field by name, and an unset
+        sub-message reads as a stand-in: for a message that holds its own type
+        (``GraphProto`` through ``AttributeProto.g``) the walk would never end.
+        """
+        printer.text(repr(self))
+
     def __getstate__(self) -> dict[str, Any]:
         """Every slot's value, views of a buffer (``decode(copy=False)``, a
         mapped model) made values of their own: a copy or a pickle must not
