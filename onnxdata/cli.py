@@ -1,4 +1,4 @@
-"""The ``onnxdata`` command: look inside ONNX data files without protobuf.
+"""The ``onnxdata`` command: look inside ONNX data and model files without protobuf.
 
 Errors are one line on stderr naming the file, offset and field path, with
 exit status 2; a traceback would only hide the offset a user needs.
@@ -6,13 +6,13 @@ exit status 2; a traceback would only hide the offset a user needs.
 Three rules hold for every command, in one place each, so that a new command
 cannot forget them:
 
-* Every line printed, on stdout (:class:`_Output`) or stderr (:func:`_say`),
+* Every line printed, on stdout or stderr (``_tools/console.py``),
   goes through :func:`printable`: a name, a location or a JSON key from a
   file cannot drive the terminal or forge a line.
 * A command declares which arguments it reads and which it writes; an output
   that is the same file as an input (through a hard link, a symlink, a
   relative path or ``/dev/fd/N``), stdout included, is refused before
-  anything runs (:func:`_same_file`).  Files are written atomically
+  anything runs (``console.same_file``).  Files are written atomically
   (:func:`_write`): on failure, nothing is written and an existing output
   is left as it was.
 * When the reader of stdout goes away (``onnxdata check bad.pb | head -1``),
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
 import warnings
 from collections.abc import Sequence
@@ -40,12 +39,13 @@ from ._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
+from ._tools.console import Output, identity, same_file, say
 from ._tools.terminal import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable, Iterable
-    from typing import BinaryIO, TextIO
+    from collections.abc import Callable
+    from typing import BinaryIO
 
 TYPES: dict[str, type[Message]] = {
     "tensor": TensorProto,
@@ -73,124 +73,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    out = _Output()
-    clash = _same_file(args, out)
+    out = Output()
+    clash = same_file(args, out)
     if clash is not None:
         output, source = clash
         status = _fail(output, f"is the same file as the input {source}: refused, "
                                "writing it would destroy the input")  # fmt: skip
     else:
-        run: Callable[[argparse.Namespace, _Output], int] = args.run
+        run: Callable[[argparse.Namespace, Output], int] = args.run
         status = run(args, out)
     return out.finish(status)
-
-
-class _Output:
-    """The command's stdout: every line escaped (:func:`printable`).
-
-    When the reader goes away (``BrokenPipeError``) or stdout is closed, the
-    output stops and the command goes on, so its exit status is the one it
-    computes: the standard output is pointed at ``os.devnull``, as Python's
-    documentation advises, so that nothing fails again when the interpreter
-    flushes it at exit.  Any other failure to write is kept, and reported
-    once at the end.
-    """
-
-    def __init__(self) -> None:
-        self.stream: TextIO | None = sys.stdout
-        self.closed = self.stream is None
-        self.error: OSError | None = None
-
-    def line(self, text: str) -> None:
-        """Print one line: a line break inside ``text`` is escaped, never printed."""
-        self.write(printable(text) + "\n")
-
-    def lines(self, texts: Iterable[str]) -> None:
-        for text in texts:
-            self.line(text)
-
-    def block(self, text: str) -> None:
-        """Print text whose line breaks are its own (JSON, text format), each line escaped."""
-        self.write("\n".join(map(printable, text.split("\n"))))
-
-    def write(self, text: str) -> None:
-        if self.closed:
-            return
-        try:
-            assert self.stream is not None
-            self.stream.write(_encodable(text, self.stream))
-        except OSError as err:
-            self._stop(err)
-
-    def finish(self, status: int) -> int:
-        """Flush; the exit status: ``status``, or 2 if stdout could not be written."""
-        if not self.closed:
-            try:
-                assert self.stream is not None
-                self.stream.flush()
-            except OSError as err:
-                self._stop(err)
-        if self.error is not None:
-            _say(f"onnxdata: cannot write the output: {self.error.strerror or self.error}")
-            return max(status, 2)
-        return status
-
-    def _stop(self, err: OSError) -> None:
-        self.closed = True
-        if not isinstance(err, BrokenPipeError):
-            self.error = err
-        try:
-            assert self.stream is not None
-            fd = self.stream.fileno()
-        except (AttributeError, OSError, ValueError):
-            return  # not a file descriptor (a test's capture): nothing is flushed at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, fd)
-        finally:
-            os.close(devnull)
-
-
-def _same_file(args: argparse.Namespace, out: _Output) -> tuple[str, str] | None:
-    """An output of the command (or stdout, when it is a regular file) that is
-    the same file as one of its inputs: (the output, the input); else None."""
-    inputs: dict[tuple[int, int], str] = {}
-    for name in args.inputs:
-        value = getattr(args, name)
-        for path in [value] if isinstance(value, str) else value:
-            found = _identity(path)
-            if found is not None:
-                inputs.setdefault(found, path)
-    if not inputs:
-        return None
-    for name in args.outputs:
-        path = getattr(args, name)
-        found = _identity(path)
-        if found in inputs:
-            return path, inputs[found]
-    found = _stdout_identity(out)
-    if found in inputs:
-        return "<stdout>", inputs[found]
-    return None
-
-
-def _identity(path: str) -> tuple[int, int] | None:
-    """The file at ``path``, symlinks followed, as (device, inode); None if there is none."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return st.st_dev, st.st_ino
-
-
-def _stdout_identity(out: _Output) -> tuple[int, int] | None:
-    """Stdout as (device, inode), when it is a regular file (``> file``, ``>> file``)."""
-    try:
-        assert out.stream is not None
-        st = os.fstat(out.stream.fileno())
-    except (AssertionError, AttributeError, OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def command() -> int:
@@ -212,7 +104,7 @@ def _show_warning(
     file: Any = None,
     line: str | None = None,
 ) -> None:
-    _say("onnxdata: warning: " + " ".join(str(message).split()), file)
+    say("onnxdata: warning: " + " ".join(str(message).split()), file)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -234,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
         name: str,
         help: str,
         description: str,
-        run: Callable[[argparse.Namespace, _Output], int],
+        run: Callable[[argparse.Namespace, Output], int],
         inputs: tuple[str, ...] = ("file",),
         outputs: tuple[str, ...] = (),
     ) -> argparse.ArgumentParser:
@@ -355,28 +247,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fail(path: str, message: str) -> int:
-    _say(f"onnxdata: {path}: {message}")
+    say(f"onnxdata: {path}: {message}")
     return 2
-
-
-def _say(line: str, file: Any = None) -> None:
-    """Print one line on stderr (or ``file``), escaped (:func:`printable`): the one
-    place errors and warnings are printed.  A closed stderr loses the line."""
-    out = sys.stderr if file is None else file
-    if out is None:
-        return  # started with stderr closed
-    try:
-        out.write(_encodable(printable(line) + "\n", out))
-        out.flush()
-    except OSError:
-        pass  # nowhere left to say it
-
-
-def _encodable(text: str, stream: Any) -> str:
-    """``text`` as ``stream``'s encoding can write it (a printable character it
-    lacks, such as "é" on an ASCII terminal, escaped)."""
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
 def _guarded(path: str, action: Callable[[], int]) -> int:
@@ -454,7 +326,7 @@ def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
         raise CommandError(f"cannot write {path}: {err.strerror or err}") from None
 
 
-def _cmd_show(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_show(args: argparse.Namespace, out: Output) -> int:
     status = 0
     several = len(args.files) > 1
     for path in args.files:
@@ -525,7 +397,7 @@ def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
     return release
 
 
-def _cmd_raw(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
     from ._tools.raw import dump
 
     def run() -> int:
@@ -548,7 +420,7 @@ def _cmd_raw(args: argparse.Namespace, out: _Output) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_check(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_check(args: argparse.Namespace, out: Output) -> int:
     from ._tools.check import check
 
     status = 0
@@ -563,7 +435,7 @@ def _cmd_check(args: argparse.Namespace, out: _Output) -> int:
     return status
 
 
-def _cmd_json(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_json(args: argparse.Namespace, out: Output) -> int:
     from .json_format import MessageToJson
 
     def run() -> int:
@@ -573,7 +445,7 @@ def _cmd_json(args: argparse.Namespace, out: _Output) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_from_json(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_from_json(args: argparse.Namespace, out: Output) -> int:
     from .json_format import Parse, ParseError
 
     def run() -> int:
@@ -604,7 +476,7 @@ def _numpy() -> Any:
     return numpy
 
 
-def _cmd_to_npy(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_to_npy(args: argparse.Namespace, out: Output) -> int:
     def run() -> int:
         np = _numpy()
         from . import numpy_helper
@@ -626,7 +498,7 @@ def _cmd_to_npy(args: argparse.Namespace, out: _Output) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_from_npy(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_from_npy(args: argparse.Namespace, out: Output) -> int:
     def run() -> int:
         np = _numpy()
         from . import numpy_helper
@@ -649,7 +521,7 @@ def _cmd_from_npy(args: argparse.Namespace, out: _Output) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_corpus(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_corpus(args: argparse.Namespace, out: Output) -> int:
     from ._fuzz.corpus import DICTIONARY_NAME, write_corpus
 
     def run() -> int:
@@ -682,7 +554,7 @@ def _refuse_external_output(msg: Message, base: str, output: str) -> None:
     Raises:
         CommandError: ``output`` is one of the tensor's external data files.
     """
-    target = _identity(output)
+    target = identity(output)
     if target is None:
         return
     tensors: list[Any] = [msg]
@@ -693,7 +565,7 @@ def _refuse_external_output(msg: Message, base: str, output: str) -> None:
             continue
         for entry in t.external_data:
             location = entry.value or ""
-            if entry.key == "location" and _identity(os.path.join(base, location)) == target:
+            if entry.key == "location" and identity(os.path.join(base, location)) == target:
                 raise CommandError(
                     f"{output} holds the tensor's external data ({location}): refused, "
                     "writing it would destroy the input"
@@ -749,7 +621,7 @@ def _add_generated(command: Callable[..., argparse.ArgumentParser]) -> None:
     which.add_argument("--encode", action="store_true", help="the encoders only")
 
 
-def _cmd_generated(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_generated(args: argparse.Namespace, out: Output) -> int:
     from ._codec import decode, encode
 
     by_name = {**TYPES, **{cls.__name__: cls for cls in TYPES.values()}}
