@@ -39,6 +39,7 @@ from ._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
+from ._messages.graphs import ModelProto
 from ._tools.console import Output, identity, same_file, say
 from ._tools.terminal import printable
 
@@ -53,6 +54,7 @@ TYPES: dict[str, type[Message]] = {
     "sequence": SequenceProto,
     "map": MapProto,
     "optional": OptionalProto,
+    "model": ModelProto,
 }
 
 
@@ -145,7 +147,10 @@ def _parser() -> argparse.ArgumentParser:
     show = command(
         "show",
         "outline what a file holds",
-        "Outline each file: message type, names, types, shapes and a few values. "
+        "Outline each file: message type, names, types, shapes and a few values; for a "
+        "model, a summary (versions, inputs and outputs, operators, initializers by size, "
+        "external data). A folder with model.onnx is a test case: the model's summary, then "
+        "each test_data_set_*/ file read as the type the model declares for it. "
         "The type is detected when --type is not given.",
         _cmd_show,
         inputs=("files",),
@@ -168,11 +173,19 @@ def _parser() -> argparse.ArgumentParser:
         _cmd_raw,
     )
     raw.add_argument("file", metavar="FILE")
+    raw.add_argument(
+        "--type",
+        choices=sorted(TYPES),
+        help="name the fields and read their payloads as this message type says",
+    )
     check = command(
         "check",
         "check files against the ONNX rules",
         "Check each file against every MUST of the ONNX protos; print one line per "
-        "violation. Exit status 1 if any file breaks a rule, 2 if one cannot be read.",
+        "violation. A model is checked against the rules of its tensors and the model rules "
+        "that need no operator schema; a test-case folder (model.onnx and "
+        "test_data_set_*/) also checks each data file against the type the model declares. "
+        "Exit status 1 if any file breaks a rule, 2 if one cannot be read.",
         _cmd_check,
         inputs=("files",),
     )
@@ -199,18 +212,24 @@ def _parser() -> argparse.ArgumentParser:
     from_json.add_argument(
         "--type",
         choices=sorted(TYPES),
-        help="the message type (default: the first of tensor, sparse, sequence, map, optional "
-        "whose fields fit)",
+        help="the message type (default: the first of tensor, sparse, sequence, map, optional, "
+        "model whose fields fit)",
     )
     to_npy = command(
         "to-npy",
         "write a tensor as a .npy array (needs numpy)",
-        "Convert a TensorProto (or SparseTensorProto, densified) to a .npy file.",
+        "Convert a TensorProto (or SparseTensorProto, densified) to a .npy file; from a "
+        "model, the initializer named by --name (external data is read).",
         _cmd_to_npy,
         outputs=("output",),
     )
     to_npy.add_argument("file", metavar="FILE")
     to_npy.add_argument("-o", "--output", required=True, metavar="OUT.npy")
+    to_npy.add_argument(
+        "--name",
+        help="in a model: the initializer (dense or sparse) to write, looked for in the "
+        "main graph, then in subgraphs",
+    )
     typed(to_npy)
     from_npy = command(
         "from-npy",
@@ -298,10 +317,25 @@ def _read(path: str) -> bytes:
 
 
 def _load(path: str, type_name: str | None) -> Message:
-    """The message in the file at ``path``, mapped and decoded without copies."""
+    """The message in the file at ``path``, mapped and decoded without copies; a
+    model when the type is detected as one."""
+    from ._io.files import load
+    from ._io.models import ModelFileError
+
+    if type_name == "model":
+        return _load_model(path)
+    try:
+        return load(path, None if type_name is None else TYPES[type_name])
+    except ModelFileError:
+        return _load_model(path)
+
+
+def _load_model(path: str) -> ModelProto:
+    """The model in the file at ``path``, mapped: ``raw_data`` are views of the
+    file, and external data is not read.  The one place the command reads a model."""
     from ._io.files import load
 
-    return load(path, None if type_name is None else TYPES[type_name])
+    return load(path, ModelProto)
 
 
 def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
@@ -346,14 +380,66 @@ def _show_text(path: str, type_name: str | None, named: bool) -> str:
     """The whole message in protobuf's text format (``named``: after a ``# path`` comment)."""
     from .text_format import MessageToString
 
+    if os.path.isdir(path):
+        raise CommandError("is a folder: --format text shows one file (its model.onnx)")
+
     text = MessageToString(_load(path, type_name))
     # The path's own line breaks are escaped; the text format's are its lines.
     return f"# {printable(path)}\n{text}" if named else text
 
 
 def _show(path: str, type_name: str | None) -> list[str]:
-    """The outline of the file at ``path``, read from a mapping: only the values
-    shown are ever read, so a file of any size shows at once."""
+    """The outline of the file at ``path`` (the summary of a model or a test-case folder)."""
+    from ._io.models import ModelFileError
+    from ._tools.testcase import is_test_case
+
+    if is_test_case(path):
+        return _show_case(path, type_name)
+    if type_name == "model":
+        return _show_model(path)
+    try:
+        return _show_data(path, type_name)
+    except ModelFileError:
+        return _show_model(path)
+
+
+def _show_model(path: str) -> list[str]:
+    """A model's summary: its metadata only, never an initializer's values."""
+    from ._tools.summary import summary
+
+    head, *lines = summary(_load_model(path), os.path.dirname(os.path.abspath(path)))
+    return [f"{path}: {head}", *lines]
+
+
+def _show_case(path: str, type_name: str | None) -> list[str]:
+    """A test case: its model's summary, then each data file, declared and found."""
+    from ._tools.summary import LIMIT
+    from ._tools.testcase import MODEL_FILE, read_test_case, value_text
+    from ._tools.typetext import type_text
+
+    if type_name is not None:
+        raise CommandError("is a test-case folder: its model declares its files' types")
+    lines = _show_model(os.path.join(path, MODEL_FILE))
+    case = read_test_case(path, _load_model(os.path.join(path, MODEL_FILE)))
+    lines.append(f"{path}: {len(case.data_sets)} data sets")
+    for name, files in list(case.data_sets.items())[:LIMIT]:
+        lines.append(f"  {name}: {len(files)} files")
+        for f in files[:LIMIT]:
+            found = "unread" if f.message is None else value_text(f.message)
+            declared = "undeclared" if f.declared is None else type_text(f.declared)
+            problems = f", {len(f.problems)} problems" if f.problems else ""
+            lines.append(f"    {f.path.rsplit('/', 1)[-1]} {f.name!r}: {found} "
+                         f"(declared {declared}){problems}")  # fmt: skip
+        if len(files) > LIMIT:
+            lines.append(f"    ... {len(files) - LIMIT} more files")
+    if len(case.data_sets) > LIMIT:
+        lines.append(f"  ... {len(case.data_sets) - LIMIT} more data sets")
+    return lines
+
+
+def _show_data(path: str, type_name: str | None) -> list[str]:
+    """The outline of a data file, read from a mapping: only the values shown are
+    ever read, so a file of any size shows at once."""
     from ._codec.decode import as_read_only_view
     from ._io.files import open_buffer
     from ._tools.show import show
@@ -402,10 +488,14 @@ def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
 
     def run() -> int:
         from ._io.files import open_buffer
+        from ._io.models import is_model
 
         buf, mapping = open_buffer(args.file)
         try:
-            result = dump(buf)
+            cls = TYPES[args.type] if args.type else None
+            if cls is None and is_model(buf):
+                cls = ModelProto  # a model's fields are named without --type
+            result = dump(buf, cls)
         finally:
             _close(buf, mapping)
         out.lines(result.lines)
@@ -422,17 +512,33 @@ def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
 
 def _cmd_check(args: argparse.Namespace, out: Output) -> int:
     from ._tools.check import check
+    from ._tools.testcase import is_test_case
 
     status = 0
     for path in args.files:
 
         def one(path: str = path) -> int:
-            found = check(_load(path, args.type))
+            if is_test_case(path):
+                found = _check_case(path, args.type)
+            else:
+                found = check(_load(path, args.type))
             out.lines(f"{path}: {v}" for v in found)
             return 1 if found else 0
 
         status = max(status, _guarded(path, one))
     return status
+
+
+def _check_case(path: str, type_name: str | None) -> list[Any]:
+    """The violations of a test case: its model's, then its data files'."""
+    from ._tools.check import Violation, check
+    from ._tools.testcase import MODEL_FILE, read_test_case
+
+    if type_name is not None:
+        raise CommandError("is a test-case folder: its model declares its files' types")
+    model = _load_model(os.path.join(path, MODEL_FILE))
+    found = [Violation(f"{MODEL_FILE}: {v.path}", v.message) for v in check(model)]
+    return found + read_test_case(path, model).violations()
 
 
 def _cmd_json(args: argparse.Namespace, out: Output) -> int:
@@ -482,6 +588,13 @@ def _cmd_to_npy(args: argparse.Namespace, out: Output) -> int:
         from . import numpy_helper
 
         msg = _load(args.file, args.type)
+        if isinstance(msg, ModelProto):
+            if args.name is None:
+                raise CommandError("is a model: name the initializer to write with --name")
+            msg = _initializer(msg, args.name)
+        elif args.name is not None:
+            raise CommandError(f"--name picks an initializer of a model, not of a "
+                               f"{type(msg).__qualname__}")  # fmt: skip
         if not isinstance(msg, (TensorProto, SparseTensorProto)):
             raise CommandError(f"to-npy takes a tensor, not a {type(msg).__qualname__}")
         base = os.path.dirname(os.path.abspath(args.file))
@@ -496,6 +609,35 @@ def _cmd_to_npy(args: argparse.Namespace, out: Output) -> int:
         return 0
 
     return _guarded(args.file, run)
+
+
+def _initializer(model: ModelProto, name: str) -> TensorProto | SparseTensorProto:
+    """The initializer called ``name``: in the main graph, else the first subgraph
+    (breadth first) that has one.
+
+    Raises:
+        CommandError: there is none; the message lists the closest names.
+    """
+    import difflib
+
+    from ._tools.modelwalk import graphs
+
+    names: list[str] = []
+    for _, graph in graphs(model):
+        for t in graph.initializer:
+            if t.name == name:
+                found: TensorProto | SparseTensorProto = t
+                return found
+            names.append(t.name)
+        for sparse in graph.sparse_initializer:
+            if sparse.values.name == name:
+                found = sparse
+                return found
+            names.append(sparse.values.name)
+    close = difflib.get_close_matches(name, names, n=5)
+    hint = (f"close names: {', '.join(map(repr, close))}" if close
+            else f"the model has {len(names)} initializers")  # fmt: skip
+    raise CommandError(f"no initializer named {name!r}; {hint}")
 
 
 def _cmd_from_npy(args: argparse.Namespace, out: Output) -> int:
