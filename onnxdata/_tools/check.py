@@ -333,6 +333,9 @@ def _make_fast(
             code = KINDS[f.kind].typecode
             if code is not None:
                 test += f" or (isinstance({v}, array) and {v}.typecode == {code!r})"
+            elif f.kind == STRING:  # a node's inputs and outputs: lists of short names
+                env["ascii_strs"] = _ascii_strs
+                test += f" or (type({v}) is list and ascii_strs({v}))"
         elif f.bounds is not None:
             lo, hi = f.bounds
             test = f"{v} is None or (type({v}) is int and {lo} <= {v} <= {hi})"
@@ -356,6 +359,11 @@ def _make_fast(
     build("\n".join(lines), f"<onnxdata check reader {spec.name}>", env)
     made: Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]] = env["read_fields"]
     return made
+
+
+def _ascii_strs(items: list[Any]) -> bool:
+    """Every item is an ASCII ``str`` (so encodable), tested in two C-level passes."""
+    return operator.countOf(map(type, items), str) == len(items) and "".join(items).isascii()
 
 
 def _reader(f: FieldSpec) -> _Reader:
