@@ -531,14 +531,11 @@ def _cmd_check(args: argparse.Namespace, out: Output) -> int:
 
 def _check_case(path: str, type_name: str | None) -> list[Any]:
     """The violations of a test case: its model's, then its data files'."""
-    from ._tools.check import Violation, check
-    from ._tools.testcase import MODEL_FILE, read_test_case
+    from ._tools.testcase import MODEL_FILE, check_test_case
 
     if type_name is not None:
         raise CommandError("is a test-case folder: its model declares its files' types")
-    model = _load_model(os.path.join(path, MODEL_FILE))
-    found = [Violation(f"{MODEL_FILE}: {v.path}", v.message) for v in check(model)]
-    return found + read_test_case(path, model).violations()
+    return check_test_case(path, _load_model(os.path.join(path, MODEL_FILE)))
 
 
 def _cmd_json(args: argparse.Namespace, out: Output) -> int:

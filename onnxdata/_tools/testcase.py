@@ -35,7 +35,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["MODEL_FILE", "DataFile", "TestCase", "is_test_case", "read_test_case", "value_text"]
+__all__ = [
+    "MODEL_FILE",
+    "DataFile",
+    "TestCase",
+    "check_test_case",
+    "is_test_case",
+    "read_test_case",
+    "value_text",
+]
 
 MODEL_FILE = "model.onnx"
 _DATA_SET = re.compile(r"test_data_set_\d+")
@@ -104,6 +112,23 @@ def read_test_case(folder: str, model: ModelProto | None = None) -> TestCase:
         if _DATA_SET.fullmatch(entry) and os.path.isdir(os.path.join(folder, entry)):
             case.data_sets[entry] = _data_set(folder, entry, declared)
     return case
+
+
+def check_test_case(folder: str, model: ModelProto | None = None) -> list[Violation]:
+    """Every violation of the test case in ``folder``: its model's (paths starting
+    ``model.onnx: ``), then its data files' (paths starting with the file).
+
+    Raises:
+        ValueError: ``folder`` holds no ``model.onnx``.
+        DecodeError: ``model.onnx`` is not a model.
+        OSError: ``model.onnx`` cannot be read, or the folder listed.
+    """
+    if model is None:
+        if not is_test_case(folder):
+            raise ValueError(f"{folder!r} is not a test case: it holds no {MODEL_FILE}")
+        model = load(os.path.join(folder, MODEL_FILE), ModelProto)
+    found = [Violation(f"{MODEL_FILE}: {v.path}", v.message) for v in check(model)]
+    return found + read_test_case(folder, model).violations()
 
 
 def _data_set(folder: str, name: str, declared: dict[str, list[Any]]) -> list[DataFile]:

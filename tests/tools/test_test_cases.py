@@ -310,3 +310,21 @@ def test_onnx_node_test_cases_are_valid(op: str, tmp_path: pathlib.Path) -> None
                     (data / f"{kind}_{i}.pb").write_bytes(blob)
         case = read_test_case(str(folder))
         assert [str(v) for v in case.violations()] == [], test.name
+
+
+def test_checker_check_test_case_raises_with_every_violation(tmp_path: pathlib.Path) -> None:
+    from onnxdata import checker
+
+    folder = make_case(tmp_path / "case")
+    checker.check_test_case(folder)  # valid: returns None
+    _write(folder, "input_0.pb", numpy_helper.from_array(np.ones((3, 2), np.int32), "x"))
+    _write(folder, "output_0.pb", numpy_helper.from_array(np.ones(6, np.float32), "y"))
+    with pytest.raises(checker.ValidationError) as caught:
+        checker.check_test_case(folder)
+    paths = [v.path for v in caught.value.violations]
+    assert paths == [
+        "test_data_set_0/input_0.pb: TensorProto.data_type",
+        "test_data_set_0/output_0.pb: TensorProto.dims",
+    ]
+    with pytest.raises(ValueError, match=r"holds no model\.onnx"):
+        checker.check_test_case(tmp_path)
