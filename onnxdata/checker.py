@@ -8,7 +8,11 @@ value that is about to be used: a tensor's ``data_type`` is set and not
 UNDEFINED, a sparse tensor has a dense rank above 0 and positive dims, a
 sequence's, optional's or map's element or key type is set.
 ``check_sequence``, ``check_map`` and ``check_optional`` check those
-messages the same way (onnx has them in C++ only).
+messages the same way (onnx has them in C++ only).  ``check_test_case``
+(onnxdata's own) checks an onnx test-case folder: its model against the
+rules that need no operator schema, and each ``test_data_set_*`` file
+against the type the model declares for it.  ``check_model`` is not here:
+most of what it checks needs onnx's operator schemas (C++).
 
 What differs from onnx (see docs/compat.md):
 
@@ -29,6 +33,8 @@ What differs from onnx (see docs/compat.md):
 
 from __future__ import annotations
 
+import os
+
 from ._core.errors import ValidationError
 from ._core.schema import MESSAGE, spec_of
 from ._messages.convert import as_message
@@ -41,6 +47,7 @@ from ._messages.declarations import (
     TensorProto,
 )
 from ._tools.check import Violation, check
+from ._tools.testcase import check_test_case as _test_case_violations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +62,7 @@ __all__ = [
     "check_sequence",
     "check_sparse_tensor",
     "check_tensor",
+    "check_test_case",
 ]
 
 MAXIMUM_PROTOBUF = 2147483647
@@ -113,6 +121,25 @@ def check_optional(optional: OptionalProto, ctx: Any = None) -> None:
         TypeError: ``optional`` is not an OptionalProto.
     """
     _validate(as_message(optional, OptionalProto))
+
+
+def check_test_case(folder: str | os.PathLike[str]) -> None:
+    """Check an onnx test-case folder: ``model.onnx`` (every tensor's rules and the
+    model rules that need no operator schema) and each ``test_data_set_*/input_<i>.pb``
+    and ``output_<i>.pb``, decoded as the type the graph's ``i``-th input or output
+    declares, against the data rules and that type.
+
+    Raises:
+        ValidationError: (a ``ValueError``) a rule is broken, a data file does not
+            fit its type or cannot be decoded; every violation is listed, paths
+            starting with the file (``model.onnx: ModelProto.graph.name``).
+        ValueError: the folder holds no ``model.onnx``.
+        DecodeError: ``model.onnx`` is not a model.
+        OSError: ``model.onnx`` cannot be read, or the folder listed.
+    """
+    found = _test_case_violations(os.fspath(folder))
+    if found:
+        raise ValidationError("\n".join(map(str, found)), found)
 
 
 def _validate(message: Message) -> None:

@@ -1,4 +1,4 @@
-"""The ``onnxdata`` command: look inside ONNX data files without protobuf.
+"""The ``onnxdata`` command: look inside ONNX data and model files without protobuf.
 
 Errors are one line on stderr naming the file, offset and field path, with
 exit status 2; a traceback would only hide the offset a user needs.
@@ -6,13 +6,13 @@ exit status 2; a traceback would only hide the offset a user needs.
 Three rules hold for every command, in one place each, so that a new command
 cannot forget them:
 
-* Every line printed, on stdout (:class:`_Output`) or stderr (:func:`_say`),
+* Every line printed, on stdout or stderr (``_tools/console.py``),
   goes through :func:`printable`: a name, a location or a JSON key from a
   file cannot drive the terminal or forge a line.
 * A command declares which arguments it reads and which it writes; an output
   that is the same file as an input (through a hard link, a symlink, a
   relative path or ``/dev/fd/N``), stdout included, is refused before
-  anything runs (:func:`_same_file`).  Files are written atomically
+  anything runs (``console.same_file``).  Files are written atomically
   (:func:`_write`): on failure, nothing is written and an existing output
   is left as it was.
 * When the reader of stdout goes away (``onnxdata check bad.pb | head -1``),
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
 import warnings
 from collections.abc import Sequence
@@ -40,12 +39,14 @@ from ._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
+from ._messages.graphs import ModelProto
+from ._tools.console import Output, identity, same_file, say
 from ._tools.terminal import printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable, Iterable
-    from typing import BinaryIO, TextIO
+    from collections.abc import Callable
+    from typing import BinaryIO
 
 TYPES: dict[str, type[Message]] = {
     "tensor": TensorProto,
@@ -53,6 +54,7 @@ TYPES: dict[str, type[Message]] = {
     "sequence": SequenceProto,
     "map": MapProto,
     "optional": OptionalProto,
+    "model": ModelProto,
 }
 
 
@@ -73,124 +75,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = _parser()
     args = parser.parse_args(argv)
-    out = _Output()
-    clash = _same_file(args, out)
+    out = Output()
+    clash = same_file(args, out)
     if clash is not None:
         output, source = clash
         status = _fail(output, f"is the same file as the input {source}: refused, "
                                "writing it would destroy the input")  # fmt: skip
     else:
-        run: Callable[[argparse.Namespace, _Output], int] = args.run
+        run: Callable[[argparse.Namespace, Output], int] = args.run
         status = run(args, out)
     return out.finish(status)
-
-
-class _Output:
-    """The command's stdout: every line escaped (:func:`printable`).
-
-    When the reader goes away (``BrokenPipeError``) or stdout is closed, the
-    output stops and the command goes on, so its exit status is the one it
-    computes: the standard output is pointed at ``os.devnull``, as Python's
-    documentation advises, so that nothing fails again when the interpreter
-    flushes it at exit.  Any other failure to write is kept, and reported
-    once at the end.
-    """
-
-    def __init__(self) -> None:
-        self.stream: TextIO | None = sys.stdout
-        self.closed = self.stream is None
-        self.error: OSError | None = None
-
-    def line(self, text: str) -> None:
-        """Print one line: a line break inside ``text`` is escaped, never printed."""
-        self.write(printable(text) + "\n")
-
-    def lines(self, texts: Iterable[str]) -> None:
-        for text in texts:
-            self.line(text)
-
-    def block(self, text: str) -> None:
-        """Print text whose line breaks are its own (JSON, text format), each line escaped."""
-        self.write("\n".join(map(printable, text.split("\n"))))
-
-    def write(self, text: str) -> None:
-        if self.closed:
-            return
-        try:
-            assert self.stream is not None
-            self.stream.write(_encodable(text, self.stream))
-        except OSError as err:
-            self._stop(err)
-
-    def finish(self, status: int) -> int:
-        """Flush; the exit status: ``status``, or 2 if stdout could not be written."""
-        if not self.closed:
-            try:
-                assert self.stream is not None
-                self.stream.flush()
-            except OSError as err:
-                self._stop(err)
-        if self.error is not None:
-            _say(f"onnxdata: cannot write the output: {self.error.strerror or self.error}")
-            return max(status, 2)
-        return status
-
-    def _stop(self, err: OSError) -> None:
-        self.closed = True
-        if not isinstance(err, BrokenPipeError):
-            self.error = err
-        try:
-            assert self.stream is not None
-            fd = self.stream.fileno()
-        except (AttributeError, OSError, ValueError):
-            return  # not a file descriptor (a test's capture): nothing is flushed at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, fd)
-        finally:
-            os.close(devnull)
-
-
-def _same_file(args: argparse.Namespace, out: _Output) -> tuple[str, str] | None:
-    """An output of the command (or stdout, when it is a regular file) that is
-    the same file as one of its inputs: (the output, the input); else None."""
-    inputs: dict[tuple[int, int], str] = {}
-    for name in args.inputs:
-        value = getattr(args, name)
-        for path in [value] if isinstance(value, str) else value:
-            found = _identity(path)
-            if found is not None:
-                inputs.setdefault(found, path)
-    if not inputs:
-        return None
-    for name in args.outputs:
-        path = getattr(args, name)
-        found = _identity(path)
-        if found in inputs:
-            return path, inputs[found]
-    found = _stdout_identity(out)
-    if found in inputs:
-        return "<stdout>", inputs[found]
-    return None
-
-
-def _identity(path: str) -> tuple[int, int] | None:
-    """The file at ``path``, symlinks followed, as (device, inode); None if there is none."""
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return st.st_dev, st.st_ino
-
-
-def _stdout_identity(out: _Output) -> tuple[int, int] | None:
-    """Stdout as (device, inode), when it is a regular file (``> file``, ``>> file``)."""
-    try:
-        assert out.stream is not None
-        st = os.fstat(out.stream.fileno())
-    except (AssertionError, AttributeError, OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def command() -> int:
@@ -212,7 +106,7 @@ def _show_warning(
     file: Any = None,
     line: str | None = None,
 ) -> None:
-    _say("onnxdata: warning: " + " ".join(str(message).split()), file)
+    say("onnxdata: warning: " + " ".join(str(message).split()), file)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -234,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
         name: str,
         help: str,
         description: str,
-        run: Callable[[argparse.Namespace, _Output], int],
+        run: Callable[[argparse.Namespace, Output], int],
         inputs: tuple[str, ...] = ("file",),
         outputs: tuple[str, ...] = (),
     ) -> argparse.ArgumentParser:
@@ -253,7 +147,10 @@ def _parser() -> argparse.ArgumentParser:
     show = command(
         "show",
         "outline what a file holds",
-        "Outline each file: message type, names, types, shapes and a few values. "
+        "Outline each file: message type, names, types, shapes and a few values; for a "
+        "model, a summary (versions, inputs and outputs, operators, initializers by size, "
+        "external data). A folder with model.onnx is a test case: the model's summary, then "
+        "each test_data_set_*/ file read as the type the model declares for it. "
         "The type is detected when --type is not given.",
         _cmd_show,
         inputs=("files",),
@@ -276,11 +173,19 @@ def _parser() -> argparse.ArgumentParser:
         _cmd_raw,
     )
     raw.add_argument("file", metavar="FILE")
+    raw.add_argument(
+        "--type",
+        choices=sorted(TYPES),
+        help="name the fields and read their payloads as this message type says",
+    )
     check = command(
         "check",
         "check files against the ONNX rules",
         "Check each file against every MUST of the ONNX protos; print one line per "
-        "violation. Exit status 1 if any file breaks a rule, 2 if one cannot be read.",
+        "violation. A model is checked against the rules of its tensors and the model rules "
+        "that need no operator schema; a test-case folder (model.onnx and "
+        "test_data_set_*/) also checks each data file against the type the model declares. "
+        "Exit status 1 if any file breaks a rule, 2 if one cannot be read.",
         _cmd_check,
         inputs=("files",),
     )
@@ -307,18 +212,24 @@ def _parser() -> argparse.ArgumentParser:
     from_json.add_argument(
         "--type",
         choices=sorted(TYPES),
-        help="the message type (default: the first of tensor, sparse, sequence, map, optional "
-        "whose fields fit)",
+        help="the message type (default: the first of tensor, sparse, sequence, map, optional, "
+        "model whose fields fit)",
     )
     to_npy = command(
         "to-npy",
         "write a tensor as a .npy array (needs numpy)",
-        "Convert a TensorProto (or SparseTensorProto, densified) to a .npy file.",
+        "Convert a TensorProto (or SparseTensorProto, densified) to a .npy file; from a "
+        "model, the initializer named by --name (external data is read).",
         _cmd_to_npy,
         outputs=("output",),
     )
     to_npy.add_argument("file", metavar="FILE")
     to_npy.add_argument("-o", "--output", required=True, metavar="OUT.npy")
+    to_npy.add_argument(
+        "--name",
+        help="in a model: the initializer (dense or sparse) to write, looked for in the "
+        "main graph, then in subgraphs",
+    )
     typed(to_npy)
     from_npy = command(
         "from-npy",
@@ -355,28 +266,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _fail(path: str, message: str) -> int:
-    _say(f"onnxdata: {path}: {message}")
+    say(f"onnxdata: {path}: {message}")
     return 2
-
-
-def _say(line: str, file: Any = None) -> None:
-    """Print one line on stderr (or ``file``), escaped (:func:`printable`): the one
-    place errors and warnings are printed.  A closed stderr loses the line."""
-    out = sys.stderr if file is None else file
-    if out is None:
-        return  # started with stderr closed
-    try:
-        out.write(_encodable(printable(line) + "\n", out))
-        out.flush()
-    except OSError:
-        pass  # nowhere left to say it
-
-
-def _encodable(text: str, stream: Any) -> str:
-    """``text`` as ``stream``'s encoding can write it (a printable character it
-    lacks, such as "é" on an ASCII terminal, escaped)."""
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    return text.encode(encoding, "backslashreplace").decode(encoding)
 
 
 def _guarded(path: str, action: Callable[[], int]) -> int:
@@ -426,10 +317,25 @@ def _read(path: str) -> bytes:
 
 
 def _load(path: str, type_name: str | None) -> Message:
-    """The message in the file at ``path``, mapped and decoded without copies."""
+    """The message in the file at ``path``, mapped and decoded without copies; a
+    model when the type is detected as one."""
+    from ._io.files import load
+    from ._io.models import ModelFileError
+
+    if type_name == "model":
+        return _load_model(path)
+    try:
+        return load(path, None if type_name is None else TYPES[type_name])
+    except ModelFileError:
+        return _load_model(path)
+
+
+def _load_model(path: str) -> ModelProto:
+    """The model in the file at ``path``, mapped: ``raw_data`` are views of the
+    file, and external data is not read.  The one place the command reads a model."""
     from ._io.files import load
 
-    return load(path, None if type_name is None else TYPES[type_name])
+    return load(path, ModelProto)
 
 
 def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
@@ -454,7 +360,7 @@ def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
         raise CommandError(f"cannot write {path}: {err.strerror or err}") from None
 
 
-def _cmd_show(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_show(args: argparse.Namespace, out: Output) -> int:
     status = 0
     several = len(args.files) > 1
     for path in args.files:
@@ -474,14 +380,66 @@ def _show_text(path: str, type_name: str | None, named: bool) -> str:
     """The whole message in protobuf's text format (``named``: after a ``# path`` comment)."""
     from .text_format import MessageToString
 
+    if os.path.isdir(path):
+        raise CommandError("is a folder: --format text shows one file (its model.onnx)")
+
     text = MessageToString(_load(path, type_name))
     # The path's own line breaks are escaped; the text format's are its lines.
     return f"# {printable(path)}\n{text}" if named else text
 
 
 def _show(path: str, type_name: str | None) -> list[str]:
-    """The outline of the file at ``path``, read from a mapping: only the values
-    shown are ever read, so a file of any size shows at once."""
+    """The outline of the file at ``path`` (the summary of a model or a test-case folder)."""
+    from ._io.models import ModelFileError
+    from ._tools.testcase import is_test_case
+
+    if is_test_case(path):
+        return _show_case(path, type_name)
+    if type_name == "model":
+        return _show_model(path)
+    try:
+        return _show_data(path, type_name)
+    except ModelFileError:
+        return _show_model(path)
+
+
+def _show_model(path: str) -> list[str]:
+    """A model's summary: its metadata only, never an initializer's values."""
+    from ._tools.summary import summary
+
+    head, *lines = summary(_load_model(path), os.path.dirname(os.path.abspath(path)))
+    return [f"{path}: {head}", *lines]
+
+
+def _show_case(path: str, type_name: str | None) -> list[str]:
+    """A test case: its model's summary, then each data file, declared and found."""
+    from ._tools.summary import LIMIT
+    from ._tools.testcase import MODEL_FILE, read_test_case, value_text
+    from ._tools.typetext import type_text
+
+    if type_name is not None:
+        raise CommandError("is a test-case folder: its model declares its files' types")
+    lines = _show_model(os.path.join(path, MODEL_FILE))
+    case = read_test_case(path, _load_model(os.path.join(path, MODEL_FILE)))
+    lines.append(f"{path}: {len(case.data_sets)} data sets")
+    for name, files in list(case.data_sets.items())[:LIMIT]:
+        lines.append(f"  {name}: {len(files)} files")
+        for f in files[:LIMIT]:
+            found = "unread" if f.message is None else value_text(f.message)
+            declared = "undeclared" if f.declared is None else type_text(f.declared)
+            problems = f", {len(f.problems)} problems" if f.problems else ""
+            lines.append(f"    {f.path.rsplit('/', 1)[-1]} {f.name!r}: {found} "
+                         f"(declared {declared}){problems}")  # fmt: skip
+        if len(files) > LIMIT:
+            lines.append(f"    ... {len(files) - LIMIT} more files")
+    if len(case.data_sets) > LIMIT:
+        lines.append(f"  ... {len(case.data_sets) - LIMIT} more data sets")
+    return lines
+
+
+def _show_data(path: str, type_name: str | None) -> list[str]:
+    """The outline of a data file, read from a mapping: only the values shown are
+    ever read, so a file of any size shows at once."""
     from ._codec.decode import as_read_only_view
     from ._io.files import open_buffer
     from ._tools.show import show
@@ -525,15 +483,19 @@ def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
     return release
 
 
-def _cmd_raw(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
     from ._tools.raw import dump
 
     def run() -> int:
         from ._io.files import open_buffer
+        from ._io.models import is_model
 
         buf, mapping = open_buffer(args.file)
         try:
-            result = dump(buf)
+            cls = TYPES[args.type] if args.type else None
+            if cls is None and is_model(buf):
+                cls = ModelProto  # a model's fields are named without --type
+            result = dump(buf, cls)
         finally:
             _close(buf, mapping)
         out.lines(result.lines)
@@ -548,14 +510,18 @@ def _cmd_raw(args: argparse.Namespace, out: _Output) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_check(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_check(args: argparse.Namespace, out: Output) -> int:
     from ._tools.check import check
+    from ._tools.testcase import is_test_case
 
     status = 0
     for path in args.files:
 
         def one(path: str = path) -> int:
-            found = check(_load(path, args.type))
+            if is_test_case(path):
+                found = _check_case(path, args.type)
+            else:
+                found = check(_load(path, args.type))
             out.lines(f"{path}: {v}" for v in found)
             return 1 if found else 0
 
@@ -563,7 +529,16 @@ def _cmd_check(args: argparse.Namespace, out: _Output) -> int:
     return status
 
 
-def _cmd_json(args: argparse.Namespace, out: _Output) -> int:
+def _check_case(path: str, type_name: str | None) -> list[Any]:
+    """The violations of a test case: its model's, then its data files'."""
+    from ._tools.testcase import MODEL_FILE, check_test_case
+
+    if type_name is not None:
+        raise CommandError("is a test-case folder: its model declares its files' types")
+    return check_test_case(path, _load_model(os.path.join(path, MODEL_FILE)))
+
+
+def _cmd_json(args: argparse.Namespace, out: Output) -> int:
     from .json_format import MessageToJson
 
     def run() -> int:
@@ -573,7 +548,7 @@ def _cmd_json(args: argparse.Namespace, out: _Output) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_from_json(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_from_json(args: argparse.Namespace, out: Output) -> int:
     from .json_format import Parse, ParseError
 
     def run() -> int:
@@ -604,12 +579,19 @@ def _numpy() -> Any:
     return numpy
 
 
-def _cmd_to_npy(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_to_npy(args: argparse.Namespace, out: Output) -> int:
     def run() -> int:
         np = _numpy()
         from . import numpy_helper
 
         msg = _load(args.file, args.type)
+        if isinstance(msg, ModelProto):
+            if args.name is None:
+                raise CommandError("is a model: name the initializer to write with --name")
+            msg = _initializer(msg, args.name)
+        elif args.name is not None:
+            raise CommandError(f"--name picks an initializer of a model, not of a "
+                               f"{type(msg).__qualname__}")  # fmt: skip
         if not isinstance(msg, (TensorProto, SparseTensorProto)):
             raise CommandError(f"to-npy takes a tensor, not a {type(msg).__qualname__}")
         base = os.path.dirname(os.path.abspath(args.file))
@@ -626,7 +608,36 @@ def _cmd_to_npy(args: argparse.Namespace, out: _Output) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_from_npy(args: argparse.Namespace, out: _Output) -> int:
+def _initializer(model: ModelProto, name: str) -> TensorProto | SparseTensorProto:
+    """The initializer called ``name``: in the main graph, else the first subgraph
+    (breadth first) that has one.
+
+    Raises:
+        CommandError: there is none; the message lists the closest names.
+    """
+    import difflib
+
+    from ._tools.modelwalk import graphs
+
+    names: list[str] = []
+    for _, graph in graphs(model):
+        for t in graph.initializer:
+            if t.name == name:
+                found: TensorProto | SparseTensorProto = t
+                return found
+            names.append(t.name)
+        for sparse in graph.sparse_initializer:
+            if sparse.values.name == name:
+                found = sparse
+                return found
+            names.append(sparse.values.name)
+    close = difflib.get_close_matches(name, names, n=5)
+    hint = (f"close names: {', '.join(map(repr, close))}" if close
+            else f"the model has {len(names)} initializers")  # fmt: skip
+    raise CommandError(f"no initializer named {name!r}; {hint}")
+
+
+def _cmd_from_npy(args: argparse.Namespace, out: Output) -> int:
     def run() -> int:
         np = _numpy()
         from . import numpy_helper
@@ -649,7 +660,7 @@ def _cmd_from_npy(args: argparse.Namespace, out: _Output) -> int:
     return _guarded(args.file, run)
 
 
-def _cmd_corpus(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_corpus(args: argparse.Namespace, out: Output) -> int:
     from ._fuzz.corpus import DICTIONARY_NAME, write_corpus
 
     def run() -> int:
@@ -682,7 +693,7 @@ def _refuse_external_output(msg: Message, base: str, output: str) -> None:
     Raises:
         CommandError: ``output`` is one of the tensor's external data files.
     """
-    target = _identity(output)
+    target = identity(output)
     if target is None:
         return
     tensors: list[Any] = [msg]
@@ -693,7 +704,7 @@ def _refuse_external_output(msg: Message, base: str, output: str) -> None:
             continue
         for entry in t.external_data:
             location = entry.value or ""
-            if entry.key == "location" and _identity(os.path.join(base, location)) == target:
+            if entry.key == "location" and identity(os.path.join(base, location)) == target:
                 raise CommandError(
                     f"{output} holds the tensor's external data ({location}): refused, "
                     "writing it would destroy the input"
@@ -749,7 +760,7 @@ def _add_generated(command: Callable[..., argparse.ArgumentParser]) -> None:
     which.add_argument("--encode", action="store_true", help="the encoders only")
 
 
-def _cmd_generated(args: argparse.Namespace, out: _Output) -> int:
+def _cmd_generated(args: argparse.Namespace, out: Output) -> int:
     from ._codec import decode, encode
 
     by_name = {**TYPES, **{cls.__name__: cls for cls in TYPES.values()}}

@@ -39,6 +39,8 @@ from .._core.schema import (
 from .._core.wire import MAX_DEPTH
 from .._messages.convert import as_message
 from .._messages.declarations import MESSAGE_TYPES
+from .._messages.graphs import ModelProto
+from .model_rules import MODEL_RULES
 from .rules import RULES
 
 TYPE_CHECKING = False
@@ -101,20 +103,44 @@ def check(message: Message) -> list[Violation]:
     levels or a message that contains itself.  A message shared by several
     fields is checked once, at the path where the walk meets it first.
 
-    An onnx protobuf message of a data type is checked through its bytes
-    (as an onnxdata copy of it).
+    A model (``ModelProto``) gets, besides the rules of every tensor in it,
+    the model rules that need no operator schema (``model_rules.py``); any
+    other message of ``onnx-ml.proto`` gets the rules of the data messages
+    inside it.  An onnx protobuf message is checked through its bytes (as an
+    onnxdata copy of it).
 
     Raises:
-        TypeError: ``message`` is not a data message (onnxdata's or onnx's).
+        TypeError: ``message`` is not a message of ``onnx-ml.proto``
+            (onnxdata's or onnx's).
     """
     try:
         spec = spec_of(type(message))
     except TypeError:
         if foreign_name(message) is None:
             raise TypeError(f"check() takes an onnxdata message, not {describe(message)}") from None
-        message = as_message(message, *MESSAGE_TYPES)
+        message = as_message(message, *_all_messages())
         spec = spec_of(type(message))
     return _Walk().run(message, spec)
+
+
+_ALL: list[type[Message]] = []
+
+
+def _all_messages() -> list[type[Message]]:
+    """Every message class of the schema: the data messages and what a model reaches."""
+    if not _ALL:
+        found = list(MESSAGE_TYPES)
+        todo: list[type[Message]] = [ModelProto]
+        while todo:
+            cls = todo.pop()
+            if cls not in found:
+                found.append(cls)
+            todo.extend(f.message for f in spec_of(cls).children() if f.message not in found)
+        _ALL.extend(found)
+    return _ALL
+
+
+_ALL_RULES = {**RULES, **MODEL_RULES}
 
 
 # -- the generic walk --------------------------------------------------------------
@@ -253,7 +279,7 @@ def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
             problem = _unknown_problem(spec, unknown)
             if problem is not None:
                 problems.append((UNKNOWN_FIELDS, problem))
-    return _Fields(RULES.get(spec.name), None if problems else values, problems, children)
+    return _Fields(_ALL_RULES.get(spec.name), None if problems else values, problems, children)
 
 
 _READERS: dict[MessageSpec, _Readers] = {}
@@ -307,6 +333,9 @@ def _make_fast(
             code = KINDS[f.kind].typecode
             if code is not None:
                 test += f" or (isinstance({v}, array) and {v}.typecode == {code!r})"
+            elif f.kind == STRING:  # a node's inputs and outputs: lists of short names
+                env["ascii_strs"] = _ascii_strs
+                test += f" or (type({v}) is list and ascii_strs({v}))"
         elif f.bounds is not None:
             lo, hi = f.bounds
             test = f"{v} is None or (type({v}) is int and {lo} <= {v} <= {hi})"
@@ -330,6 +359,11 @@ def _make_fast(
     build("\n".join(lines), f"<onnxdata check reader {spec.name}>", env)
     made: Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]] = env["read_fields"]
     return made
+
+
+def _ascii_strs(items: list[Any]) -> bool:
+    """Every item is an ASCII ``str`` (so encodable), tested in two C-level passes."""
+    return operator.countOf(map(type, items), str) == len(items) and "".join(items).isascii()
 
 
 def _reader(f: FieldSpec) -> _Reader:

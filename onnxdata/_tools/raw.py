@@ -6,6 +6,12 @@ the wire format cannot tell a message from bytes), else as text or bytes.
 Damaged input is the point: the dump goes as far as the bytes parse and
 then says where and why they break, instead of failing with nothing shown.
 
+Given the message type (``onnxdata raw --type model``), each field the
+schema knows is named (``@0 1 ir_version: VARINT 8``), a payload is read as
+its field's kind says (a sub-message as its message, a string as text)
+instead of guessed, and fields the schema does not know are guessed as
+without a type.
+
 The input is read in place (a mapped file is not copied); a payload over
 64 KiB is not decoded as text, only its first bytes are shown.
 """
@@ -15,6 +21,7 @@ from __future__ import annotations
 import struct
 
 from .._core.errors import DecodeError
+from .._core.schema import BYTES, MESSAGE, STRING, spec_of
 from .._core.wire import (
     EGROUP,
     I32,
@@ -50,18 +57,21 @@ class RawDump:
         self.parsed = parsed  # bytes parsed cleanly before the error (or all of them)
 
 
-def dump(data: Any) -> RawDump:
+def dump(data: Any, cls: type | None = None) -> RawDump:
     """Dump ``data`` (any bytes-like object) field by field; never raises for bad bytes.
+    With ``cls`` (a message class), fields are named and read by the schema.
 
     Raises:
-        TypeError: ``data`` is not bytes-like.
+        TypeError: ``data`` is not bytes-like, or ``cls`` is not a message class.
     """
+    if cls is not None:
+        spec_of(cls)  # a message class, or TypeError
     if isinstance(data, str):
         raise TypeError("dump() needs bytes, not str")
     buf = data if type(data) is bytes else memoryview(data).cast("B")
     lines: list[str] = []
     try:
-        _fields(buf, 0, len(buf), 0, lines, None)
+        _fields(buf, 0, len(buf), 0, lines, None, cls)
     except _StopError as stop:
         return RawDump(lines, stop.error, stop.good)
     return RawDump(lines, None, len(buf))
@@ -74,7 +84,8 @@ class _StopError(Exception):
         self.good = good
 
 
-def _fields(buf: Buf, pos: int, end: int, depth: int, out: list[str], group: int | None) -> int:
+def _fields(buf: Buf, pos: int, end: int, depth: int, out: list[str], group: int | None,
+            cls: Any = None) -> int:  # fmt: skip
     """Dump fields in ``[pos, end)``; return the position after them (or after an end-group).
 
     Fields are read by the wire toolkit's ``read_field``, so a damaged field is
@@ -82,12 +93,15 @@ def _fields(buf: Buf, pos: int, end: int, depth: int, out: list[str], group: int
     time, so that the fields of a broken group are shown up to the break.
     """
     pad = "  " * depth
+    known = spec_of(cls).by_number if cls is not None else {}
     while pos < end:
         start = pos
         try:
             f = read_field(buf, pos, end, groups=False)
             pos = f.end
-            head = f"{pad}@{start} {f.number}: {WIRE_TYPE_NAMES[f.wire_type]}"
+            field = known.get(f.number)
+            name = f" {field.name}" if field is not None else ""
+            head = f"{pad}@{start} {f.number}{name}: {WIRE_TYPE_NAMES[f.wire_type]}"
             if f.wire_type == EGROUP:
                 if group != f.number:
                     raise DecodeError(
@@ -101,7 +115,7 @@ def _fields(buf: Buf, pos: int, end: int, depth: int, out: list[str], group: int
                 pos = _fields(buf, pos, end, depth + 1, out, f.number)
                 out.append(f"{pad}}}")
             else:
-                _value(buf, f.wire_type, f.body_at, f.end, f.value, head, depth, out)
+                _value(buf, f.wire_type, f.body_at, f.end, f.value, head, depth, out, field)
         except DecodeError as err:
             raise _StopError(err, start) from None
     if group is not None:
@@ -110,7 +124,7 @@ def _fields(buf: Buf, pos: int, end: int, depth: int, out: list[str], group: int
 
 
 def _value(buf: Buf, wire_type: int, at: int, end: int, value: int, head: str, depth: int,
-           out: list[str]) -> None:  # fmt: skip
+           out: list[str], field: Any = None) -> None:  # fmt: skip
     """Append the line of a VARINT, I64, I32 or LEN field, and a payload's nested lines."""
     if wire_type == VARINT:
         signed = value - (1 << 64) if value >> 63 else value
@@ -124,6 +138,15 @@ def _value(buf: Buf, wire_type: int, at: int, end: int, value: int, head: str, d
         out.append(f"{head} {value:#010x} (float {x!r})")
     else:  # LEN
         nested: list[str] = []
+        if field is not None and field.kind == MESSAGE:
+            if depth >= MAX_DEPTH:
+                raise DecodeError(f"messages nested deeper than {MAX_DEPTH} at offset {at}", at)
+            out.append(f"{head}[{value}] {field.message.__qualname__}:")
+            _fields(buf, at, end, depth + 1, out, None, field.message)
+            return
+        if field is not None and field.kind in (STRING, BYTES):
+            out.append(f"{head}[{value}] {_bytes(buf[at:end], field.kind == STRING)}")
+            return
         out.append(f"{head}[{value}] {_payload(buf, at, end, depth, nested)}")
         out.extend(nested)
 
@@ -141,8 +164,12 @@ def _payload(buf: Buf, pos: int, end: int, depth: int, out: list[str]) -> str:
             if text is None or not text.isprintable():
                 out.extend(nested)
                 return "message:" if nested else ""
-    data = buf[pos:end]
-    text = _text(data)
+    return _bytes(buf[pos:end], True)
+
+
+def _bytes(data: Buf, as_text: bool) -> str:
+    """A payload as text when it is printable UTF-8 (and ``as_text``), else as bytes."""
+    text = _text(data) if as_text else None
     if text is not None and text.isprintable():
         return repr(text)
     preview = data[:_PREVIEW].hex(" ")

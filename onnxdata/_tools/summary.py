@@ -1,0 +1,248 @@
+"""``onnxdata show model.onnx``: what a model is, in a screenful.
+
+The summary reads metadata only: versions, opsets, the types of inputs and
+outputs, node counts, and each initializer's data type, shape and size,
+which come from ``dims`` and ``data_type`` (or the length of ``raw_data``,
+a view of the mapped file), never from its values.  So a model with
+gigabytes of weights shows as fast as a small one.  Every list is cut at
+:data:`LIMIT` lines with a count of the rest, so a graph of 100,000 nodes
+or initializers still prints a bounded summary.  Strings from the file are
+returned as they are; the command escapes every line it prints.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+
+from .._io.external import split_location
+from .._messages.datatypes import DATA_TYPES
+from .._messages.declarations import TensorProto
+from .model_rules import PROPS
+from .modelwalk import graphs, node_lists, tensors
+from .typetext import dims_text, elem_name, type_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+__all__ = ["LIMIT", "declared_size", "summary"]
+
+LIMIT = 20  # entries of a list shown before "... N more"
+_PLAIN = re.compile(r"[\w.:/@+-]+")
+
+
+def name_text(name: str) -> str:
+    """A name as shown: as it is when it is one plain word, else quoted as ``repr``
+    does, so that spaces, commas or an empty name cannot be misread."""
+    return name if _PLAIN.fullmatch(name) else repr(name)
+
+
+def declared_size(t: Any) -> int | None:
+    """The bytes of a tensor's values as its metadata declares them: ``raw_data``'s
+    length when set, else the element count times the element size (the external
+    ``length`` when stored externally); None when unknown (a STRING tensor stored
+    externally, an unknown data type)."""
+    if t.data_location == TensorProto.EXTERNAL:
+        for entry in t.external_data:
+            if entry.key == "length" and entry.value.isdigit():
+                return int(entry.value)
+    elif t.HasField("raw_data"):
+        return len(t.raw_data)
+    info = DATA_TYPES.get(t.data_type)
+    if info is None:
+        return None
+    if info.name == "STRING":
+        return None if t.data_location == TensorProto.EXTERNAL else sum(map(len, t.string_data))
+    count = math.prod(t.dims) if all(d >= 0 for d in t.dims) else 0
+    return info.raw_size(count)
+
+
+def _size_text(n: int | None) -> str:
+    if n is None:
+        return "? bytes"
+    if n < 1024:
+        return f"{n} bytes"
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        n_units = n / 1024
+        if n_units < 1024 or unit == "TiB":
+            return f"{n_units:.1f} {unit}"
+        n = int(n_units)
+    raise AssertionError  # pragma: no cover
+
+
+def _cut(lines: list[str], total: int, indent: str, what: str) -> list[str]:
+    """``lines`` (at most LIMIT of ``total``), and a line counting the rest."""
+    if total > len(lines):
+        lines.append(f"{indent}... {total - len(lines)} more {what}")
+    return lines
+
+
+def summary(model: Any, base_dir: str | None = None) -> list[str]:
+    """The summary of ``model`` (a ``ModelProto``), one line each, first line the
+    model's versions.  ``base_dir`` is the model's folder: the external data
+    files its tensors name are looked for there (never opened); None does not
+    look.  Raises nothing for any decoded model."""
+    lines = [_head(model)]
+    lines += _opsets(model)
+    if model.HasField("graph"):
+        graph = model.graph
+        if graph.name:
+            lines.append(f"  graph {name_text(graph.name)}")
+        lines += _values(graph)
+    else:
+        lines.append("  graph: none")
+    lines += _nodes(model)
+    lines += _initializers(model)
+    lines += _functions(model)
+    lines += _external(model, base_dir)
+    lines += _metadata(model)
+    return lines
+
+
+def _head(model: Any) -> str:
+    words = [f"ModelProto ir_version={model.ir_version}"]
+    for field in ("producer_name", "producer_version", "domain"):
+        if getattr(model, field):
+            words.append(f"{field}={name_text(getattr(model, field))}")
+    if model.model_version:
+        words.append(f"model_version={model.model_version}")
+    if model.training_info:
+        words.append(f"training_info={len(model.training_info)}")
+    return " ".join(words)
+
+
+def _opsets(model: Any) -> list[str]:
+    opsets = [f"{name_text(o.domain or 'ai.onnx')}:{o.version}" for o in model.opset_import]
+    return [f"  opset_import: {', '.join(opsets[:LIMIT]) or 'none'}"
+            + (f", ... {len(opsets) - LIMIT} more" if len(opsets) > LIMIT else "")]  # fmt: skip
+
+
+def _values(graph: Any) -> list[str]:
+    """The inputs (apart from those an initializer feeds) and outputs, with their types."""
+    initialized = {t.name for t in graph.initializer}
+    initialized.update(s.values.name for s in graph.sparse_initializer)
+    inputs = [v for v in graph.input if v.name not in initialized]
+    lines = []
+    for label, values in (("inputs", inputs), ("outputs", graph.output)):
+        head = f"  {label}: {len(values)}"
+        if label == "inputs" and len(inputs) < len(graph.input):
+            head += f" (and {len(graph.input) - len(inputs)} fed by initializers)"
+        lines.append(head)
+        shown = [f"    {name_text(v.name)}: {_value_type(v)}" for v in values[:LIMIT]]
+        lines += _cut(shown, len(values), "    ", label)
+    return lines
+
+
+def _value_type(v: Any) -> str:
+    return type_text(v.type) if v.HasField("type") else "no type"
+
+
+def _nodes(model: Any) -> list[str]:
+    """Node counts by operator, most used first; subgraph and function nodes apart."""
+    main: Counter[str] = Counter()
+    nested = 0
+    in_functions = 0
+    for path, is_main, nodes in node_lists(model):
+        if is_main:
+            main.update(_op(n) for n in nodes)
+        elif path.startswith("functions["):
+            in_functions += len(nodes)
+        else:
+            nested += len(nodes)
+    head = f"  nodes: {sum(main.values())}"
+    if nested:
+        head += f" (and {nested} in subgraphs)"
+    if in_functions:
+        head += f" (and {in_functions} in functions)"
+    ranked = sorted(main.items(), key=lambda kv: (-kv[1], kv[0]))
+    shown = [f"    {count:>7} {name_text(op)}" for op, count in ranked[:LIMIT]]
+    return [head, *_cut(shown, len(ranked), "    ", "operators")]
+
+
+def _op(node: Any) -> str:
+    domain = node.domain
+    return f"{domain}:{node.op_type}" if domain and domain != "ai.onnx" else node.op_type
+
+
+def _initializers(model: Any) -> list[str]:
+    """The main graph's initializers, largest first, and the total of every graph's."""
+    if not model.HasField("graph"):
+        return []
+    graph = model.graph
+    sized = [(declared_size(t), i, t) for i, t in enumerate(graph.initializer)]
+    total = sum(s for s, _, _ in sized if s is not None)
+    unknown = sum(1 for s, _, _ in sized if s is None)
+    head = f"  initializers: {len(sized)}, {_size_text(total)}"
+    if unknown:
+        head += f" (and {unknown} of unknown size)"
+    sized.sort(key=lambda e: (-(e[0] if e[0] is not None else -1), e[1]))
+    shown = [f"    {_size_text(s):>12} {name_text(t.name)}: {elem_name(t.data_type)}"
+             f"{dims_text(t.dims)}{' external' if t.data_location else ''}"
+             for s, _, t in sized[:LIMIT]]  # fmt: skip
+    lines = [head, *_cut(shown, len(sized), "    ", "initializers")]
+    sparse = graph.sparse_initializer
+    if sparse:
+        lines.append(f"  sparse initializers: {len(sparse)}")
+        shown = [f"    {name_text(s.values.name)}: {elem_name(s.values.data_type)}"
+                 f"{dims_text(s.dims)}, {_nnz(s)} non-zero" for s in sparse[:LIMIT]]  # fmt: skip
+        lines += _cut(shown, len(sparse), "    ", "sparse initializers")
+    nested = sum(len(g.initializer) for path, g in graphs(model) if path != "graph")
+    if nested:
+        lines.append(f"  initializers in subgraphs: {nested}")
+    return lines
+
+
+def _nnz(sparse: Any) -> int | str:
+    dims = sparse.values.dims
+    return dims[0] if len(dims) == 1 else "?"
+
+
+def _functions(model: Any) -> list[str]:
+    functions = model.functions
+    if not functions:
+        return []
+    shown = [f"    {name_text(f.domain)}:{name_text(f.name)}"
+             + (f":{name_text(f.overload)}" if f.overload else "")
+             + f"({', '.join(map(name_text, f.input))}) -> ({', '.join(map(name_text, f.output))})"
+             + f", {len(f.node)} nodes" for f in functions[:LIMIT]]  # fmt: skip
+    return [f"  functions: {len(functions)}", *_cut(shown, len(functions), "    ", "functions")]
+
+
+def _external(model: Any, base_dir: str | None) -> list[str]:
+    """The files external tensors name, the bytes they take from each, and whether
+    each is there.  A location that leaves the model's folder is not looked for."""
+    files: dict[str, list[int]] = {}
+    for _, t in tensors(model):
+        if t.data_location != TensorProto.EXTERNAL:
+            continue
+        location = next((e.value for e in t.external_data if e.key == "location"), "")
+        entry = files.setdefault(location, [0, 0])
+        entry[0] += 1
+        entry[1] += declared_size(t) or 0
+    if not files:
+        return []
+    shown = [f"    {name_text(loc)}: {count} tensors, {_size_text(size)}, "
+             f"{_where(loc, base_dir)}"
+             for loc, (count, size) in list(files.items())[:LIMIT]]  # fmt: skip
+    return [f"  external data files: {len(files)}", *_cut(shown, len(files), "    ", "files")]
+
+
+def _where(location: str, base_dir: str | None) -> str:
+    try:
+        parts = split_location(location)
+    except ValueError:
+        return "refused (not a relative path inside the model's folder)"
+    if base_dir is None:
+        return "not looked for"
+    return "found" if os.path.isfile(os.path.join(base_dir, *parts)) else "missing"
+
+
+def _metadata(model: Any) -> list[str]:
+    props = getattr(model, PROPS)
+    if not props:
+        return []
+    shown = [f"    {name_text(p.key)} = {p.value!r}" for p in props[:LIMIT]]
+    return [f"  {PROPS}: {len(props)}", *_cut(shown, len(props), "    ", "entries")]

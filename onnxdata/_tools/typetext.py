@@ -1,0 +1,76 @@
+"""Short text for an ONNX ``TypeProto`` and a tensor's element type and shape.
+
+``show`` prints a model's inputs and outputs with it, and the test-case
+reader names declared types in its violations, so both say
+``tensor(FLOAT)[N,3,224,224]`` the same way.  Shapes keep ``dim_param``
+names; an unknown dimension is ``?``; a missing shape (any rank) is left
+out.  TypeProto nests (a sequence of maps of optionals...), and a message
+built in Python may even contain itself: the text stops at :data:`DEPTH`
+levels with ``...`` instead of recursing without end.
+"""
+
+from __future__ import annotations
+
+from .._messages.datatypes import DATA_TYPES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+__all__ = ["DEPTH", "dims_text", "elem_name", "shape_text", "type_text"]
+
+DEPTH = 32  # nested types spelled out; deeper ones are "..."
+
+
+def elem_name(elem_type: Any) -> str:
+    """A ``TensorProto.DataType`` value's name; ``UNDEFINED`` for 0, the number for another."""
+    if elem_type == 0:
+        return "UNDEFINED"
+    found = DATA_TYPES.get(elem_type) if isinstance(elem_type, int) else None
+    return found.name if found is not None else str(elem_type)
+
+
+def dims_text(dims: Any) -> str:
+    """``[2,3]`` for a tensor's ``dims`` (``[]``: a scalar)."""
+    return "[" + ",".join(str(d) for d in dims) + "]"
+
+
+def shape_text(shape: Any) -> str:
+    """A ``TensorShapeProto`` as ``[N,3,?]``: each dim's value, its parameter name or ``?``."""
+    parts = []
+    for dim in shape.dim:
+        which = dim.WhichOneof("value")
+        parts.append(str(dim.dim_value) if which == "dim_value" else
+                     dim.dim_param if which == "dim_param" else "?")  # fmt: skip
+    return "[" + ",".join(parts) + "]"
+
+
+def type_text(tp: Any, depth: int = DEPTH) -> str:
+    """``tp`` (a ``TypeProto``) as text: ``tensor(FLOAT)[N,3]``, ``seq(tensor(INT64))``,
+    ``map(STRING,tensor(FLOAT))``, ``optional(...)``, ``sparse_tensor(FLOAT)[10,10]``,
+    ``opaque(domain.name)``; ``unset`` when no member is set."""
+    if depth <= 0:
+        return "..."
+    which = tp.WhichOneof("value")
+    if which is None:
+        return "unset"
+    inner = getattr(tp, which)
+    if which in ("tensor_type", "sparse_tensor_type"):
+        head = "tensor" if which == "tensor_type" else "sparse_tensor"
+        shape = shape_text(inner.shape) if inner.HasField("shape") else ""
+        return f"{head}({elem_name(inner.elem_type)}){shape}"
+    if which == "sequence_type":
+        return f"seq({_nested(inner, 'elem_type', depth)})"
+    if which == "optional_type":
+        return f"optional({_nested(inner, 'elem_type', depth)})"
+    if which == "map_type":
+        return f"map({elem_name(inner.key_type)},{_nested(inner, 'value_type', depth)})"
+    name = ".".join(part for part in (inner.domain, inner.name) if part)
+    return f"opaque({name})"
+
+
+def _nested(msg: Any, field: str, depth: int) -> str:
+    """The text of a nested TypeProto field; ``unset`` when it is (never a stand-in walked)."""
+    if not msg.HasField(field):
+        return "unset"
+    return type_text(getattr(msg, field), depth - 1)
