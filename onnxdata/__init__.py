@@ -34,7 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ._io.entry import load, save
     from ._io.model_io import load_from_string, load_model, load_model_from_string, save_model
-    from ._io.models import ModelFileError
     from ._io.stream import SequenceWriter, iter_sequence
     from ._io.tensor_io import load_tensor, load_tensor_from_string, save_tensor
     from ._messages.devices import (
@@ -66,7 +65,6 @@ __version__ = "0.1.0"
 _LAZY = {
     "check": "._tools.check",
     "Violation": "._tools.check",
-    "ModelFileError": "._io.models",
     "load": "._io.entry",
     "save": "._io.entry",
     "load_from_string": "._io.model_io",
@@ -138,7 +136,6 @@ __all__ = [
     "IntIntListEntryProto",
     "MapProto",
     "Message",
-    "ModelFileError",
     "ModelProto",
     "NodeDeviceConfigurationProto",
     "NodeProto",

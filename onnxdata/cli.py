@@ -277,12 +277,8 @@ def _guarded(path: str, action: Callable[[], int]) -> int:
     for input they cannot take (a number too large, nesting too deep, a
     declared size that cannot be allocated) is bad input too.
     """
-    from ._io.models import ModelFileError
-
     try:
         return action()
-    except ModelFileError as err:
-        return _fail(path, str(err))  # the whole file is the problem: no offset
     except DecodeError as err:
         return _fail(path, f"offset {err.offset}: {err}")
     except EncodeError as err:
@@ -320,22 +316,18 @@ def _load(path: str, type_name: str | None) -> Message:
     """The message in the file at ``path``, mapped and decoded without copies; a
     model when the type is detected as one."""
     from ._io.files import load
-    from ._io.models import ModelFileError
 
     if type_name == "model":
         return _load_model(path)
-    try:
-        return load(path, None if type_name is None else TYPES[type_name])
-    except ModelFileError:
-        return _load_model(path)
+    return load(path, None if type_name is None else TYPES[type_name])
 
 
 def _load_model(path: str) -> ModelProto:
     """The model in the file at ``path``, mapped: ``raw_data`` are views of the
     file, and external data is not read.  The one place the command reads a model."""
-    from ._io.files import load
+    from ._io.model_io import load_model
 
-    return load(path, ModelProto)
+    return load_model(path, load_external_data=False)
 
 
 def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
@@ -390,17 +382,13 @@ def _show_text(path: str, type_name: str | None, named: bool) -> str:
 
 def _show(path: str, type_name: str | None) -> list[str]:
     """The outline of the file at ``path`` (the summary of a model or a test-case folder)."""
-    from ._io.models import ModelFileError
     from ._tools.testcase import is_test_case
 
     if is_test_case(path):
         return _show_case(path, type_name)
     if type_name == "model":
         return _show_model(path)
-    try:
-        return _show_data(path, type_name)
-    except ModelFileError:
-        return _show_model(path)
+    return _show_data(path, type_name)
 
 
 def _show_model(path: str) -> list[str]:
@@ -439,20 +427,24 @@ def _show_case(path: str, type_name: str | None) -> list[str]:
 
 def _show_data(path: str, type_name: str | None) -> list[str]:
     """The outline of a data file, read from a mapping: only the values shown are
-    ever read, so a file of any size shows at once."""
+    ever read, so a file of any size shows at once.  A file detected as a model
+    gets the model's summary instead."""
     from ._codec.decode import as_read_only_view
     from ._io.files import open_buffer
+    from ._io.models import is_model
     from ._tools.show import show
 
     buf, mapping = open_buffer(path)
     view = as_read_only_view(buf)
     try:
         cls = None if type_name is None else TYPES[type_name]
-        head, *lines = show(view, cls, _releaser(mapping))
+        model = cls is None and is_model(view)
+        if not model:
+            head, *lines = show(view, cls, _releaser(mapping))
     finally:
         view.release()
         _close(buf, mapping)
-    return [f"{path}: {head}", *lines]
+    return _show_model(path) if model else [f"{path}: {head}", *lines]
 
 
 def _close(buf: Any, mapping: Any) -> None:

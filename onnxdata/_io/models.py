@@ -33,26 +33,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["MODEL_REFUSED", "ModelFileError", "is_model"]
-
-MODEL_REFUSED = "this is an ONNX model (ModelProto), which onnxdata did not read before"
-"""The reason a :class:`ModelFileError` gives by default."""
-
-
-class ModelFileError(DecodeError):
-    """Kept so that code written for onnxdata before models were read still runs.
-
-    Models are read now: nothing in onnxdata raises this any more.  It stays a
-    :class:`DecodeError` (so a ``ValueError``), so ``except ModelFileError``
-    clauses keep working, and catch nothing.
-    """
-
-    def __init__(self, reason: str = MODEL_REFUSED, offset: int = 0) -> None:
-        super().__init__(reason, offset)
-
-    def __reduce__(self) -> tuple[object, ...]:
-        return (ModelFileError, (self.reason, self.offset))
-
+__all__ = ["is_model"]
 
 # A message's shape: field number -> (wire type, singular, the payload's shape or
 # None).  Field numbers not listed may appear with any wire type (protobuf keeps

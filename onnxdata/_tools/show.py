@@ -401,7 +401,7 @@ def detect_view(view: Any, release: Callable[[int, int], None] | None = None) ->
     type, its :class:`Peek`, and the types that fit as well.
 
     Raises:
-        DecodeError: as :func:`_io.files.detect` (``ModelFileError`` for a model).
+        DecodeError: as :func:`_io.files.detect`.
     """
 
     def read(cls: type[Message]) -> tuple[Peek, int, Callable[[], bool]]:
@@ -428,8 +428,6 @@ def show(
     when detected, the others it decodes as equally well), then the outline.
 
     Raises:
-        ModelFileError: (a ``DecodeError``) ``cls`` is None and the bytes are an
-            ONNX model.
         DecodeError: the bytes are not a valid encoding of ``cls`` (of any type).
     """
     if cls is not None:

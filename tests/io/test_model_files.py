@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import glob
 import os
-import pickle
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from onnx import helper, numpy_helper
 import onnxdata
 from onnxdata import DecodeError, TensorProto, load
 from onnxdata._io.files import detect
-from onnxdata._io.models import MODEL_REFUSED, ModelFileError, is_model
+from onnxdata._io.models import is_model
 from onnxdata.cli import main
 from tests.support.message_strategies import any_message, scaled
 from tests.support.paths import DATA
@@ -167,13 +166,6 @@ def test_no_data_message_is_taken_for_a_model(message: Any) -> None:
 )
 def test_bytes_that_are_not_a_model(data: bytes) -> None:
     assert not is_model(data)
-
-
-def test_the_old_error_still_pickles() -> None:
-    # Nothing raises it now; code that catches it must still import and run.
-    err = pickle.loads(pickle.dumps(ModelFileError()))
-    assert type(err) is ModelFileError and str(err) == MODEL_REFUSED and err.offset == 0
-    assert isinstance(err, DecodeError) and onnxdata.ModelFileError is ModelFileError
 
 
 # -- the command line -----------------------------------------------------------------
