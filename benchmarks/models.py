@@ -388,14 +388,16 @@ def report(r: dict[str, Any]) -> str:
 HOW = """\
 How to run: `python -m benchmarks.models` (about two minutes: 16 x 16 MiB of weights,
 20,000 nodes); `--full` (or `ONNXDATA_BENCH_FULL=1`) for the issue's sizes, 100 x
-12.6 MiB = 1.26 GB of initializers and 100,000 nodes (about 1.3 GB of disk for each
+12.6 MiB = 1.32 GB of initializers and 100,000 nodes (about 1.3 GB of disk for each
 weights model, written once into `--dir`, default the temp dir, and reused); `--nodes`,
 `--weights COUNTxMIB`, `--repeat`, `--no-save` to change them. onnx-ir and tinygrad are
 optional (`pip install onnx-ir tinygrad`): a library that is missing, or that fails on
 a model, says so in its cell. onnxdata opens a model by mapping the file
 (`ModelProto.decode(mmap, copy=False)`, or `onnxdata.load_model` where it exists);
 onnx.load and tinygrad are asked not to read external data, as onnxdata and onnx-ir
-(lazy) do not."""
+(lazy) do not. Each process is new, so onnxdata's figures include generating its
+decoders (once per process and message type). The machine is shared: compare the
+ratios of one run, not times across runs."""
 
 
 def target_rows(r: dict[str, Any]) -> list[list[str]]:
