@@ -222,15 +222,13 @@ def child_main(tool: str, workload: str, paths: list[str]) -> dict[str, Any]:
     try:
         if workload == "save":
             models = [open_model(tool, p) for p in paths]
-            out = tempfile.mkdtemp(prefix="onnxdata-save-")
-            t0 = time.perf_counter()
-            for k, model in enumerate(models):
-                save(tool, model, os.path.join(out, f"{k}.onnx"))
-            seconds = time.perf_counter() - t0
-            written = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
-            for f in os.listdir(out):
-                os.unlink(os.path.join(out, f))
-            os.rmdir(out)
+            # Removed with what was written, whatever happens.
+            with tempfile.TemporaryDirectory(prefix="onnxdata-save-") as out:
+                t0 = time.perf_counter()
+                for k, model in enumerate(models):
+                    save(tool, model, os.path.join(out, f"{k}.onnx"))
+                seconds = time.perf_counter() - t0
+                written = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
             return {"seconds": seconds, "bytes": written}
         t0 = time.perf_counter()
         held = [open_model(tool, p) for p in paths]
