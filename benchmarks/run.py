@@ -40,7 +40,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks import common, floors
+from benchmarks import common, floors, models
 from benchmarks.common import ROOT, md_table
 
 OPS = {"decode": "decode", "encode": "encode", "to_numpy": "decode→numpy",
@@ -559,7 +559,9 @@ def main(argv: list[str] | None = None) -> int:
     r["wheel_kb"], r["wheel_how"] = wheel_kb(args.quick)
     r["targets"] = evaluate(r)
     r["seconds"] = time.perf_counter() - start
-    Path(args.output).write_text(markdown(r, ws), encoding="utf-8")
+    # The model section (``benchmarks.models``) is its own run's: kept as it is.
+    kept = models.kept_section(Path(args.output))
+    Path(args.output).write_text(markdown(r, ws) + kept, encoding="utf-8")
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=1, default=str), encoding="utf-8")
     print(md_table(TIME_HEADER, time_rows(r)))

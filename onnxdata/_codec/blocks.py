@@ -31,6 +31,7 @@ from .._core.schema import (
 )
 from .._core.wire import LEN
 from .runs import head_fields
+from .small import small_element
 from .tails import TAIL_TEST, chain, int_tag, nested, tail_field
 
 TYPE_CHECKING = False
@@ -216,7 +217,50 @@ def _string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) ->
 
 
 def _fast_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
-    return _varint(spec, f, env, _READ_VARINT.format(convert=_CONVERT[f.kind]), fast=True)
+    read = _READ_VARINT.format(convert=_CONVERT[f.kind])
+    if f.kind == ENUM and not f.repeated:
+        return _fast_enum(f, env, read)
+    return _varint(spec, f, env, read, fast=True)
+
+
+def _fast_enum(f: FieldSpec, env: dict[str, Any], read: str) -> Blocks:
+    """A closed enum's branch: a one-byte value the enum names is known without a call.
+
+    A byte below 0x80 is a whole varint, so its being in the set of the known
+    values below 0x80 is the general test's answer; any other value (longer,
+    negative, unnamed) is left to that test.
+    """
+    native, _ = _tags(f)
+    env[f"known_{f.name}"] = f.enum_values
+    env[f"short_{f.name}"] = frozenset(v for v in f.enum_values if 0 <= v < 0x80)
+    test = (
+        f"tag == {native} and (pos < end and buf[pos] in short_{f.name}"
+        f" or closed_enum(buf, pos, end, known_{f.name}))"
+    )
+    return [(test, f"{read}\nmsg.{f.slot} = v")]
+
+
+# The text of a string field, made inline: what ``reading._string`` makes (proto2
+# strings are not checked for UTF-8 by upb; bad bytes become surrogates).
+_TEXT = 'str(buf[pos : pos + n], "utf-8", "surrogateescape")'
+
+
+def _fast_string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+    """A string field read inline (length and text, no call); a repeated one with a
+    one-byte tag (a node's inputs and outputs) read as a run, predicting the next tag."""
+    native, _ = _tags(f)
+    if not f.repeated:
+        return [(f"tag == {native}", f"{_READ_LENGTH}\nmsg.{f.slot} = {_TEXT}\npos += n")]
+    held = _held(spec, f, env)
+    if native >= 0x80:
+        return [(f"tag == {native}", f"{_READ_LENGTH}\n{held}.append({_TEXT})\npos += n")]
+    element = f"{_READ_LENGTH}\nvalues.append({_TEXT})\npos += n"
+    run = (
+        f"values = {held}\nwhile True:\n{nested(element)}\n"
+        f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
+        "    else:\n        break"
+    )
+    return [(f"tag == {native}", run)]
 
 
 def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
@@ -289,7 +333,8 @@ def _fast_messages(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> Bloc
         return [(f"tag == {native}", f"{_DEPTH}pos = {call}")]
     blank = _blank(f, env)
     call = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)"
-    element = f"{_READ_LENGTH}\n{blank}\n{call}\nvalues.append(sub)\npos += n"
+    made = small_element(f, call) or call
+    element = f"{_READ_LENGTH}\n{blank}\n{made}\nvalues.append(sub)\npos += n"
     if f is tail_field(spec):
         # In a run, ``break``: the next byte is the element's first, not the run's next tag.
         down = nested(chain(spec, f, blank))
@@ -331,7 +376,7 @@ FAST: dict[str, Writer] = {
     **dict.fromkeys(_CONVERT, _fast_varint),
     FLOAT: _fixed,
     DOUBLE: _fixed,
-    STRING: _string,
+    STRING: _fast_string,
     BYTES: _fast_bytes,
     MESSAGE: _fast_message,
 }

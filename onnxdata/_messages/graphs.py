@@ -85,13 +85,14 @@ class AttributeProto(Message):
     SPARSE_TENSORS = AttributeType.SPARSE_TENSORS
     TYPE_PROTOS = AttributeType.TYPE_PROTOS
 
-    name: str = field(1, "string", default=None)
+    name: str = field(1, "string", default=None, first=True)
     ref_attr_name: str = field(21, "string", default=None)
     doc_string: str = field(13, "string", default=None)
-    type: int = field(20, "enum", enum="AttributeType", default=None)
-    f: float = field(2, "float", default=None)
-    i: int = field(3, "int64", default=None)
-    s: bytes = field(4, "bytes", default=None)
+    # Tested first: every attribute has a type, and most values are one of these.
+    type: int = field(20, "enum", enum="AttributeType", default=None, first=True)
+    f: float = field(2, "float", default=None, first=True)
+    i: int = field(3, "int64", default=None, first=True)
+    s: bytes = field(4, "bytes", default=None, first=True)
     t: TensorProto = field(5, "message", message="TensorProto", default=None)
     g: GraphProto = field(6, "message", message="GraphProto", default=None)
     sparse_tensor: SparseTensorProto = field(
@@ -99,7 +100,7 @@ class AttributeProto(Message):
     )
     tp: TypeProto = field(14, "message", message="TypeProto", default=None)
     floats: MutableSequence[float] = field(7, "float", default_factory=REPEATED)
-    ints: MutableSequence[int] = field(8, "int64", default_factory=REPEATED)
+    ints: MutableSequence[int] = field(8, "int64", default_factory=REPEATED, first=True)
     strings: MutableSequence[bytes] = field(9, "bytes", default_factory=REPEATED)
     tensors: MutableSequence[TensorProto] = field(
         10, "message", message="TensorProto", default_factory=REPEATED

@@ -35,7 +35,11 @@ class TensorShapeProto(Message):
         unknown_fields: bytes = unknown(default=b"")
 
     dim: MutableSequence[TensorShapeProto.Dimension] = field(
-        1, "message", message="TensorShapeProto.Dimension", default_factory=REPEATED
+        1,
+        "message",
+        message="TensorShapeProto.Dimension",
+        default_factory=REPEATED,
+        runs="small",  # most dimensions are one short value or name
     )
     unknown_fields: bytes = unknown(default=b"")
 
