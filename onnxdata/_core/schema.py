@@ -531,8 +531,10 @@ def field(
     a field rarely set); ``runs`` says how its values come in runs:
     ``"varints"`` (long runs of unpacked integers), ``"tail"`` (a field of
     the message's own type whose last element ends the message: nested
-    lists), or a tuple of the element's field names (elements that repeat
-    the bytes of these fields, the last a ``bytes`` payload).
+    lists), ``"small"`` (a repeated message whose elements usually hold one
+    small integer or short string: a tensor shape's dimensions), or a tuple
+    of the element's field names (elements that repeat the bytes of these
+    fields, the last a ``bytes`` payload).
 
     ``oneof`` names the ``oneof`` the field belongs to: setting one member
     unsets the others, in every way a field is set (assignment, a
