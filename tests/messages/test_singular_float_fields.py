@@ -46,3 +46,19 @@ def test_a_number_no_float_holds_is_kept_for_encode_to_refuse() -> None:
     ours = onnxdata.AttributeProto(f=10**400)
     with pytest.raises(onnxdata.EncodeError, match=r"AttributeProto\.f"):
         ours.encode()
+
+
+_PAIRS = [(math.nan, math.nan), (0.0, -0.0), (0.0, None), (1.5, 1.5), (math.inf, 1e300),
+          (0.1, 0.10000000149011612), (-math.nan, math.nan)]  # fmt: skip
+
+
+@pytest.mark.parametrize("a, b", _PAIRS, ids=repr)
+def test_float_fields_compare_as_protobufs_by_their_bits(a: Any, b: Any) -> None:
+    def ours(v: Any) -> onnxdata.AttributeProto:
+        return onnxdata.AttributeProto() if v is None else onnxdata.AttributeProto(f=v)
+
+    def theirs(v: Any) -> Any:
+        return onnx.AttributeProto() if v is None else onnx.AttributeProto(f=v)
+
+    assert (ours(a) == ours(b)) == (theirs(a) == theirs(b))
+    assert (ours(b) == ours(a)) == (theirs(b) == theirs(a))
