@@ -196,9 +196,15 @@ def _one_of_each(spec: MessageSpec, init: Callable[..., None]) -> Callable[..., 
 
     def __init__(m: Any, **kwargs: Any) -> None:  # noqa: N807 - it is the class's __init__
         init(m, **kwargs)
+        # ``dataclasses.replace`` passes the changes first, then every field it
+        # read (those that were unset, ``init`` has unset again): there, a
+        # member among the changes is the one set.
+        replacing = UNSET_ARGUMENT in kwargs
         for names in groups:
-            given = [name for name in kwargs if name in names and kwargs[name] is not None]
-            for name in given[:-1]:
+            given = [
+                name for name in kwargs if name in names and getattr(m, slots[name]) is not None
+            ]
+            for name in given[1:] if replacing else given[:-1]:
                 setattr(m, slots[name], None)
 
     __init__.__qualname__ = init.__qualname__
