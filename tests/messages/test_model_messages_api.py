@@ -193,3 +193,27 @@ def test_node_and_graph_keep_their_order_and_subgraphs() -> None:
     assert graph.encode() == theirs.SerializeToString()
     assert graph.node[0].attribute[0].g.node[0].input == ["a", "b"]
     assert pickle.loads(pickle.dumps(graph)) == graph
+
+
+@pytest.mark.parametrize(
+    "before, change, member",
+    [
+        ({"dim_value": 5}, {"dim_param": "x"}, "dim_param"),
+        ({"dim_param": ""}, {"dim_param": ""}, "dim_param"),
+        ({"dim_value": 5}, {"num_shards": 3}, "dim_value"),
+        ({"dim_param": "y"}, {"dim_value": 7}, "dim_value"),
+    ],
+)
+def test_replace_sets_the_member_it_is_given(
+    before: dict[str, object], change: dict[str, object], member: str
+) -> None:
+    # dataclasses.replace passes the change first and the fields it read after:
+    # the member changed is the one set, as setting it on a copy would.
+    import dataclasses
+
+    ours = dataclasses.replace(onnxdata.SimpleShardedDimProto(**before), **change)  # type: ignore[arg-type]
+    theirs = onnx.SimpleShardedDimProto(**before)
+    for name, value in change.items():
+        setattr(theirs, name, value)
+    assert ours.WhichOneof("dim") == theirs.WhichOneof("dim") == member
+    assert ours.encode() == theirs.SerializeToString()
