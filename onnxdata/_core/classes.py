@@ -34,6 +34,7 @@ from .codegen import build
 from .repeated import RepeatedScalars
 from .schema import MISSING, UNKNOWN, UNKNOWN_FIELDS, FieldSpec, MessageSpec, spec_of
 from .unset import STAND_INS, detach, stand_in
+from .wire import to_float32
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -167,6 +168,10 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
                 f"    m.{f.slot} = {f.name} if TYPE({f.name}) not in STAND_INS "
                 f"else None if {f.name!r} in {UNSET_ARGUMENT} else detach({f.name})"
             )
+        elif f.kind == "float":
+            env["as_float32"] = as_float32
+            params.append(f"{f.name}={defaults[f.slot]}")
+            body.append(f"    m.{f.slot} = as_float32({f.name})")
         else:
             params.append(f"{f.name}={defaults[f.slot]}")
             body.append(f"    m.{f.slot} = {f.name}")
@@ -191,9 +196,15 @@ def _one_of_each(spec: MessageSpec, init: Callable[..., None]) -> Callable[..., 
 
     def __init__(m: Any, **kwargs: Any) -> None:  # noqa: N807 - it is the class's __init__
         init(m, **kwargs)
+        # ``dataclasses.replace`` passes the changes first, then every field it
+        # read (those that were unset, ``init`` has unset again): there, a
+        # member among the changes is the one set.
+        replacing = UNSET_ARGUMENT in kwargs
         for names in groups:
-            given = [name for name in kwargs if name in names and kwargs[name] is not None]
-            for name in given[:-1]:
+            given = [
+                name for name in kwargs if name in names and getattr(m, slots[name]) is not None
+            ]
+            for name in given[1:] if replacing else given[:-1]:
                 setattr(m, slots[name], None)
 
     __init__.__qualname__ = init.__qualname__
@@ -301,6 +312,8 @@ def _unset_siblings(f: FieldSpec, indent: str) -> str:
 def _scalar_source(f: FieldSpec, env: dict[str, Any]) -> str:
     """A singular scalar field: its default while unset; ``None`` is refused, as protobuf."""
     env[f"zero_{f.name}"] = f.zero
+    env["as_float32"] = as_float32
+    value = "as_float32(value)" if f.kind == "float" else "value"
     return (
         f"def get_{f.name}(m):\n"
         f"    v = m.{f.slot}\n"
@@ -308,11 +321,24 @@ def _scalar_source(f: FieldSpec, env: dict[str, Any]) -> str:
         f"def put_{f.name}(m, value):\n"
         "    if value is None:\n"
         f"        refuse(m, {f.name!r})\n"
-        f"    m.{f.slot} = value\n"
+        f"    m.{f.slot} = {value}\n"
         f"{_unset_siblings(f, '    ')}"
         f"def drop_{f.name}(m):\n"
         f"    m.{f.slot} = None\n"
     )
+
+
+def as_float32(value: Any) -> Any:
+    """A number given to a singular ``float`` field, as protobuf stores it: the
+    float32 nearest (an int becomes a float; too large a double, an infinity).
+    Anything else (None, a str, an int beyond every double) is kept as given,
+    for the encoder or ``check()`` to refuse."""
+    if type(value) is float or type(value) is int:
+        try:
+            return to_float32(float(value))
+        except OverflowError:
+            return value
+    return value
 
 
 def _refuse_none(m: Any, name: str) -> None:

@@ -64,16 +64,24 @@ def attach(message: Any) -> None:
     field was set meanwhile (through another stand-in, or by assignment),
     ``message`` stays a plain message of its own.
     """
-    link = _LINKS.get(id(message))
-    detach(message)
-    if link is not None:
-        parent, f = link
-        if type(parent) in STAND_INS:
-            attach(parent)
-        if getattr(parent, f.slot) is None:
-            setattr(parent, f.slot, message)
-            for other in f.siblings:  # the other members of its oneof
-                setattr(parent, other, None)
+    # A loop, not recursion: a chain of stand-ins may be thousands deep
+    # (``t.sequence_type.elem_type`` read again and again), deeper than the
+    # interpreter's recursion limit.
+    chain = []
+    while True:
+        link = _LINKS.get(id(message))
+        detach(message)
+        chain.append((message, link))
+        if link is None or type(link[0]) not in STAND_INS:
+            break
+        message = link[0]
+    for message, link in reversed(chain):  # the outermost parent first
+        if link is not None:
+            parent, f = link
+            if getattr(parent, f.slot) is None:
+                setattr(parent, f.slot, message)
+                for other in f.siblings:  # the other members of its oneof
+                    setattr(parent, other, None)
 
 
 def forget_readers(parent: Any, slot: str | None = None) -> None:

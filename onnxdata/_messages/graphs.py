@@ -24,6 +24,7 @@ from .types import TypeProto
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import MutableSequence
+    from typing import ClassVar
 
 __all__ = [
     "AttributeProto",
@@ -68,6 +69,10 @@ class AttributeProto(Message):
         GRAPHS = 10
         SPARSE_TENSORS = 12
         TYPE_PROTOS = 14
+
+    # ``import onnx`` reads the enum wrapper (not its constants), so protobuf's
+    # dir() lists it (see ``MessageType.__dir__``).
+    _LISTED_CONSTANTS: ClassVar[tuple[str, ...]] = ("AttributeType",)
 
     UNDEFINED = AttributeType.UNDEFINED
     FLOAT = AttributeType.FLOAT

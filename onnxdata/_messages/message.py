@@ -398,6 +398,9 @@ class Message(metaclass=MessageType):
                     return False
                 continue
             if code:
+                if not repeated:  # a singular float: unset (None) is no value at all
+                    a = () if a is None else (a,)
+                    b = () if b is None else (b,)
                 if _bits(a, code) != _bits(b, code):
                     return False
             elif a != b:
@@ -408,6 +411,7 @@ class Message(metaclass=MessageType):
 
 
 _COMPARED: dict[type, tuple[tuple[str, str, bool], ...]] = {}
+_FLOAT_CODES = {"float": "f", "double": "d"}
 
 
 def _owned(value: Any) -> Any:
@@ -423,14 +427,18 @@ def _owned(value: Any) -> Any:
 
 
 def _compared(cls: type[Message]) -> tuple[tuple[str, str, bool], ...]:
-    """Every slot of ``cls``, with the typecode of a packed field (else ``""``)
+    """Every slot of ``cls``, with the typecode of a float field (else ``""``)
     and whether it is a repeated field's: what ``__eq__`` compares, and how
-    (packed fields by their bits, a repeated field's unused slot as empty)."""
+    (float fields by their bits, singular ones too, a repeated field's unused
+    slot as empty)."""
     found = _COMPARED.get(cls)
     if found is None:
         spec = cls._SPEC
         found = _COMPARED[cls] = (
-            *((f.slot, f.typecode or "", f.repeated) for f in spec.fields),
+            *(
+                (f.slot, f.typecode or _FLOAT_CODES.get(f.kind, ""), f.repeated)
+                for f in spec.fields
+            ),
             (UNKNOWN_FIELDS, "", False),
         )
     return found

@@ -29,6 +29,7 @@ from onnxdata import (
 )
 from tests.support.message_strategies import MESSAGE_TYPES, messages_of, scaled
 from tests.support.numpy_support import LITTLE, SNAN32, every_view, raw_tensor, sample_tensor
+from tests.support.oracle import ALL_MESSAGE_TYPES
 
 
 def test_copy_false_makes_views_of_the_bulk_fields() -> None:
@@ -159,8 +160,8 @@ def test_the_decode_mode_does_not_leak_into_the_next_decode() -> None:
 @settings(max_examples=scaled(0.4), suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_copy_false_decodes_to_the_same_message(data: st.DataObject) -> None:
-    cls = data.draw(st.sampled_from(MESSAGE_TYPES))
-    m = data.draw(messages_of(cls))
+    cls = data.draw(st.sampled_from(ALL_MESSAGE_TYPES))
+    m = data.draw(messages_of(cls, 4, cls in MESSAGE_TYPES))
     raw = m.encode()
     v = cls.decode(raw, copy=False)
     c = cls.decode(raw)

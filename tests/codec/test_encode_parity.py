@@ -12,9 +12,23 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from onnxdata import TensorProto
-from tests.support.message_strategies import MESSAGE_TYPES, any_message, messages_of, scaled
+from tests.support.message_strategies import (
+    HEAVY,
+    MESSAGE_TYPES,
+    any_message,
+    any_of_all,
+    examples,
+    messages_of,
+    scaled,
+)
 from tests.support.numpy_support import SNAN32
-from tests.support.oracle import VARINT_PATHS, assert_same, to_oracle, varint_path
+from tests.support.oracle import (
+    MODEL_MESSAGE_TYPES,
+    VARINT_PATHS,
+    assert_same,
+    to_oracle,
+    varint_path,
+)
 
 
 def _check(m: Any, path: str = "default") -> None:
@@ -40,9 +54,36 @@ def _check_one(m: Any) -> None:
 @settings(max_examples=scaled(0.6))
 @given(data=st.data())
 def test_encode_matches_oracle(cls: type, data: st.DataObject) -> None:
+    _draw_and_check(cls, data)
+
+
+def _draw_and_check(cls: type, data: st.DataObject) -> None:
     m = data.draw(messages_of(cls), label="message")
     # packed varints: pure Python, or numpy (vectorised), or whatever is loaded
     _check(m, data.draw(st.sampled_from(VARINT_PATHS), label="varint path"))
+
+
+_LIGHT = [c for c in MODEL_MESSAGE_TYPES if c not in HEAVY]
+
+
+@pytest.mark.parametrize("cls", _LIGHT, ids=lambda c: c.__qualname__)
+@settings(max_examples=examples(0.3))
+@given(data=st.data())
+def test_model_messages_encode_as_oracle(cls: type, data: st.DataObject) -> None:
+    _draw_and_check(cls, data)
+
+
+@pytest.mark.parametrize("cls", sorted(HEAVY, key=lambda c: c.__name__), ids=lambda c: c.__name__)
+@settings(max_examples=examples(0.6, heavy=True))
+@given(data=st.data())
+def test_graphs_nodes_and_attributes_encode_as_oracle(cls: type, data: st.DataObject) -> None:
+    _draw_and_check(cls, data)
+
+
+@settings(max_examples=examples(0.4, heavy=True))
+@given(m=any_of_all())
+def test_any_message_of_onnx_ml_encodes_as_oracle(m: Any) -> None:
+    _check(m)
 
 
 @settings(max_examples=scaled(0.6))

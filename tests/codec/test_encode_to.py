@@ -32,7 +32,7 @@ from onnxdata import (
 from onnxdata._codec import stream as _stream
 from tests.support.message_strategies import MESSAGE_TYPES, messages_of, scaled
 from tests.support.numpy_support import sample_tensor
-from tests.support.oracle import ORACLE
+from tests.support.oracle import ALL_MESSAGE_TYPES, ORACLE
 
 
 class PartialWriter:
@@ -62,8 +62,8 @@ class SilentWriter:
 @settings(max_examples=scaled(0.4), suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_encode_to_writes_what_encode_returns(data: st.DataObject) -> None:
-    cls = data.draw(st.sampled_from(MESSAGE_TYPES))
-    m = data.draw(messages_of(cls))
+    cls = data.draw(st.sampled_from(ALL_MESSAGE_TYPES))
+    m = data.draw(messages_of(cls, 4, cls in MESSAGE_TYPES))
     expected = m.encode()
     buf = io.BytesIO()
     assert m.encode_to(buf) == len(expected)

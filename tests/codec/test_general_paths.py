@@ -36,7 +36,7 @@ from onnxdata._core.schema import spec_of
 from tests.fuzz import mutate
 from tests.support import message_strategies as ms
 from tests.support import wirekit as wk
-from tests.support.oracle import ORACLE
+from tests.support.oracle import ALL_MESSAGE_TYPES, MODEL_MESSAGE_TYPES, ORACLE
 
 # These tests compare the fast paths with the general ones: the fast paths
 # stay on when the suite runs with ONNXDATA_GENERAL_PATHS=1.
@@ -52,7 +52,7 @@ FAST_ONLY_DECODE = [
     "while end - pos > 3",
     "pos = run_",
     "varint_run(",
-    "strings(",
+    "= strings(",  # the bytes-run reader (a field may be named strings)
     "if v < 0x80",
     "if n < 0x80",
     "while True:\n                    ",  # a run of one field read in its own loop
@@ -67,7 +67,7 @@ def general(on: bool) -> Iterator[None]:
         yield
 
 
-@pytest.mark.parametrize("cls", MESSAGES)
+@pytest.mark.parametrize("cls", ALL_MESSAGE_TYPES, ids=lambda c: c.__qualname__)
 def test_the_general_sources_hold_no_fast_path(cls: type) -> None:
     with general(True):
         for copy in (True, False):
@@ -166,6 +166,10 @@ _LIGHT = settings(
     st.integers(0, 2**32 - 1),
 )
 def test_random_messages_and_their_mutations_agree(message: Any, seed: int) -> None:
+    _message_and_mutations(message, seed)
+
+
+def _message_and_mutations(message: Any, seed: int) -> None:
     cls = type(message)
     data = message.encode()
     both_ways(cls, data)
@@ -177,6 +181,19 @@ def test_random_messages_and_their_mutations_agree(message: Any, seed: int) -> N
         fields = wk.parse_fields(data, desc)
         mutated = wk.encode_fields(wk.mutate_fields(fields, desc, rng, [data]))
         both_ways(cls, wk.mutate_bytes(mutated, rng, [data]))
+
+
+@settings(
+    max_examples=ms.examples(0.3, heavy=True),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(
+    st.sampled_from(MODEL_MESSAGE_TYPES).flatmap(lambda c: ms.messages_of(c, big=False)),
+    st.integers(0, 2**32 - 1),
+)
+def test_random_model_messages_and_their_mutations_agree(message: Any, seed: int) -> None:
+    _message_and_mutations(message, seed)
 
 
 @_LIGHT

@@ -30,19 +30,45 @@ from typing import Any
 
 from hypothesis import settings
 from hypothesis import strategies as st
+from hypothesis.vendor import pretty
 
 from onnxdata import (
+    AttributeProto,
+    DeviceConfigurationProto,
+    FunctionProto,
+    GraphProto,
+    IntIntListEntryProto,
     MapProto,
+    ModelProto,
+    NodeDeviceConfigurationProto,
+    NodeProto,
+    OperatorSetIdProto,
     OptionalProto,
     SequenceProto,
+    ShardedDimProto,
+    ShardingSpecProto,
+    SimpleShardedDimProto,
     SparseTensorProto,
     StringStringEntryProto,
+    TensorAnnotation,
     TensorProto,
+    TensorShapeProto,
+    TrainingInfoProto,
+    TypeProto,
+    ValueInfoProto,
 )
 from tests.support import wirekit as wk
-from tests.support.oracle import MESSAGE_TYPES, ORACLE, to_oracle
+from tests.support.oracle import ALL_MESSAGE_TYPES, MESSAGE_TYPES, ORACLE, to_oracle
 
 Segment = TensorProto.Segment
+
+# Hypothesis prints a dataclass by reading each field; an unset sub-message
+# reads as a fresh empty one, so on a message that nests its own type
+# (TypeProto.sequence_type.elem_type, OptionalProto.optional_value) that never
+# ends: a falsifying example would be lost to a RecursionError.  The message's
+# own repr shows only what is set.
+for _cls in ALL_MESSAGE_TYPES:
+    pretty.for_type_by_name(_cls.__module__, _cls.__name__, lambda m, p, cycle: p.text(repr(m)))
 
 
 def scaled(fraction: float) -> int:
@@ -291,24 +317,31 @@ def raw_unknown(draw: Any, known: dict[int, set[int]], depth: int = 0) -> bytes:
     return tag + b"".join(inner) + wk.tag(number, wk.EGROUP)
 
 
+# The closed enums: a value outside the enum is kept as an unknown field.
+_CLOSED_ENUMS: dict[type, tuple[int, frozenset[int]]] = {
+    TensorProto: (14, frozenset(TensorProto.DataLocation.values())),
+    AttributeProto: (20, frozenset(AttributeProto.AttributeType.values())),
+}
+
+
 @st.composite
-def data_location_unknown(draw: Any) -> bytes:
-    """data_location = a value outside its closed enum: kept as an unknown field."""
+def enum_unknown(draw: Any, number: int, valid: frozenset[int]) -> bytes:
+    """Closed enum field ``number`` = a value outside ``valid``: kept as an unknown field."""
     value = draw(
         st.one_of(
-            st.sampled_from([2, 3, 5, 127, 128, 2**31, 2**32 - 1, 2**32 + 2, 2**63, UINT64_MAX]),
+            st.sampled_from([15, 16, 127, 128, 2**31, 2**32 - 1, 2**32 + 2**20, 2**63, UINT64_MAX]),
             uint64s(),
-        ).filter(lambda v: v & 0xFFFFFFFF not in (0, 1))
+        ).filter(lambda v: v & 0xFFFFFFFF not in valid)
     )
-    return wk.tag(14, wk.VARINT) + wk.varint(value, draw(st.sampled_from([0, 0, 10])))
+    return wk.tag(number, wk.VARINT) + wk.varint(value, draw(st.sampled_from([0, 0, 10])))
 
 
 @functools.cache
 def unknown_fields(cls: type) -> st.SearchStrategy[bytes]:
     known = known_wire_types(cls)
     one = raw_unknown(known)
-    if cls is TensorProto:
-        one = st.one_of(one, data_location_unknown())
+    if cls in _CLOSED_ENUMS:
+        one = st.one_of(one, enum_unknown(*_CLOSED_ENUMS[cls]))
     many = st.lists(one, max_size=3).map(b"".join)
     return st.one_of(st.just(b""), many)
 
@@ -459,9 +492,305 @@ def values(max_leaves: int = 8, big: bool = True) -> st.SearchStrategy[Any]:
     return st.recursive(leaves, containers, max_leaves=max_leaves)
 
 
+# --------------------------------------------------------------------------
+# the model messages: graphs, nodes, attributes, types, devices
+
+
+def _built(
+    cls: type,
+    oneof: dict[str, st.SearchStrategy[Any]] | None = None,
+    **fields: st.SearchStrategy[Any],
+) -> st.SearchStrategy[Any]:
+    """``cls`` with ``fields`` drawn, at most one member of ``oneof`` set, and unknown fields.
+
+    The oneof member is passed last, after the other keywords, as a caller
+    would: every member value is drawn, the default (0, "", empty message)
+    included, which sets the member all the same.
+    """
+    members = oneof or {}
+    choice = st.one_of(st.just({}), *[s.map(lambda v, k=k: {k: v}) for k, s in members.items()])
+    built = st.tuples(
+        st.fixed_dictionaries({**fields, "unknown_fields": unknown_fields(cls)}), choice
+    ).map(lambda p: cls(**p[0], **p[1]))
+    # A short repr: the nested strategies' own would run to megabytes.
+    return st.deferred(lambda: built)
+
+
+def _few(strategy: st.SearchStrategy[Any] | None, n: int = 2) -> st.SearchStrategy[list[Any]]:
+    return st.just([]) if strategy is None else st.lists(strategy, max_size=n)
+
+
+_NAMES = st.one_of(texts(), st.sampled_from(["", "x", "Add", "ai.onnx.ml", "com.microsoft"]))
+
+
+@functools.cache
+def opset_ids() -> st.SearchStrategy[OperatorSetIdProto]:
+    return _built(OperatorSetIdProto, domain=opt(_NAMES), version=opt(int64s()))
+
+
+@functools.cache
+def dimensions() -> st.SearchStrategy[TensorShapeProto.Dimension]:
+    return _built(
+        TensorShapeProto.Dimension,
+        oneof={"dim_value": int64s(), "dim_param": texts()},
+        denotation=opt(texts()),
+    )
+
+
+@functools.cache
+def shapes() -> st.SearchStrategy[TensorShapeProto]:
+    return _built(TensorShapeProto, dim=_few(dimensions(), 3))
+
+
+@functools.cache
+def type_protos(depth: int = 2) -> st.SearchStrategy[TypeProto]:
+    """Types nested ``depth`` levels through sequence, map and optional types (and no deeper)."""
+    inner = opt(type_protos(depth - 1)) if depth > 0 else st.none()
+    members = {
+        "tensor_type": _built(TypeProto.Tensor, elem_type=opt(elem_int32s()), shape=opt(shapes())),
+        "sequence_type": _built(TypeProto.Sequence, elem_type=inner),
+        "map_type": _built(TypeProto.Map, key_type=opt(elem_int32s()), value_type=inner),
+        "optional_type": _built(TypeProto.Optional, elem_type=inner),
+        "sparse_tensor_type": _built(
+            TypeProto.SparseTensor, elem_type=opt(elem_int32s()), shape=opt(shapes())
+        ),
+        "opaque_type": _built(TypeProto.Opaque, domain=opt(_NAMES), name=opt(texts())),
+    }
+    return _built(TypeProto, oneof=members, denotation=opt(texts()))
+
+
+@functools.cache
+def elem_int32s() -> st.SearchStrategy[int]:
+    return st.one_of(st.sampled_from(TensorProto.DataType.values()), int32s())
+
+
+@functools.cache
+def value_infos() -> st.SearchStrategy[ValueInfoProto]:
+    return _built(
+        ValueInfoProto,
+        name=opt(_NAMES),
+        type=opt(type_protos(2)),
+        doc_string=opt(texts()),
+        metadata_props=_few(entries()),
+    )
+
+
+@functools.cache
+def attribute_floats() -> st.SearchStrategy[Any]:
+    # A singular float: any Python float, which the encoder casts as C does.
+    return st.one_of(st.floats(), st.floats(width=32), st.sampled_from(F32_CASTS))
+
+
+@functools.cache
+def attributes(depth: int = 1, big: bool = False) -> st.SearchStrategy[AttributeProto]:
+    """Attributes of every kind, in and out of step with ``type``; graphs ``depth`` deep."""
+    sub = graphs(depth - 1, False) if depth > 0 else None
+    return _built(
+        AttributeProto,
+        name=opt(_NAMES),
+        ref_attr_name=opt(texts()),
+        doc_string=opt(texts()),
+        type=opt(st.sampled_from(AttributeProto.AttributeType.values())),
+        f=opt(attribute_floats()),
+        i=opt(int64s()),
+        s=opt(binaries(big)),
+        t=opt(tensors(big)),
+        g=st.none() if sub is None else opt(sub),
+        sparse_tensor=opt(sparse_tensors(False)),
+        tp=opt(type_protos(1)),
+        floats=float_data(big),
+        ints=int_list(int64s(), INT64_MIN, INT64_MAX, big),
+        strings=_few(binaries(big), 3),
+        tensors=_few(tensors(False), 1),
+        graphs=_few(sub, 1),
+        sparse_tensors=_few(sparse_tensors(False), 1),
+        type_protos=_few(type_protos(1), 1),
+    )
+
+
+@functools.cache
+def simple_sharded_dims() -> st.SearchStrategy[SimpleShardedDimProto]:
+    return _built(
+        SimpleShardedDimProto,
+        oneof={"dim_value": int64s(), "dim_param": texts()},
+        num_shards=opt(int64s()),
+    )
+
+
+@functools.cache
+def sharding_specs() -> st.SearchStrategy[ShardingSpecProto]:
+    return _built(
+        ShardingSpecProto,
+        tensor_name=opt(_NAMES),
+        device=int_list(int64s(), INT64_MIN, INT64_MAX, False),
+        index_to_device_group_map=_few(
+            _built(IntIntListEntryProto, key=opt(int64s()), value=_few(int64s(), 4))
+        ),
+        sharded_dim=_few(
+            _built(ShardedDimProto, axis=opt(int64s()), simple_sharding=_few(simple_sharded_dims()))
+        ),
+    )
+
+
+@functools.cache
+def node_device_configurations() -> st.SearchStrategy[NodeDeviceConfigurationProto]:
+    return _built(
+        NodeDeviceConfigurationProto,
+        configuration_id=opt(_NAMES),
+        sharding_spec=_few(sharding_specs()),
+        pipeline_stage=opt(int32s()),
+    )
+
+
+@functools.cache
+def device_configurations() -> st.SearchStrategy[DeviceConfigurationProto]:
+    return _built(
+        DeviceConfigurationProto,
+        name=opt(_NAMES),
+        num_devices=opt(int32s()),
+        device=_few(texts(), 3),
+    )
+
+
+@functools.cache
+def nodes(depth: int = 1, big: bool = False) -> st.SearchStrategy[NodeProto]:
+    return _built(
+        NodeProto,
+        input=_few(_NAMES, 3),
+        output=_few(_NAMES, 3),
+        name=opt(_NAMES),
+        op_type=opt(_NAMES),
+        domain=opt(_NAMES),
+        overload=opt(texts()),
+        attribute=_few(attributes(depth, big)),
+        doc_string=opt(texts()),
+        metadata_props=_few(entries(), 1),
+        device_configurations=_few(node_device_configurations(), 1),
+    )
+
+
+@functools.cache
+def tensor_annotations() -> st.SearchStrategy[TensorAnnotation]:
+    return _built(
+        TensorAnnotation, tensor_name=opt(_NAMES), quant_parameter_tensor_names=_few(entries())
+    )
+
+
+@functools.cache
+def graphs(depth: int = 1, big: bool = False) -> st.SearchStrategy[GraphProto]:
+    """Graphs whose nodes hold subgraphs (If/Loop/Scan bodies) ``depth`` levels deep."""
+    return _built(
+        GraphProto,
+        node=_few(nodes(depth, False), 2),
+        name=opt(_NAMES),
+        initializer=_few(tensors(big)),
+        sparse_initializer=_few(sparse_tensors(False), 1),
+        doc_string=opt(texts()),
+        input=_few(value_infos()),
+        output=_few(value_infos()),
+        value_info=_few(value_infos(), 1),
+        quantization_annotation=_few(tensor_annotations(), 1),
+        metadata_props=_few(entries(), 1),
+    )
+
+
+@functools.cache
+def training_infos(big: bool = False) -> st.SearchStrategy[TrainingInfoProto]:
+    return _built(
+        TrainingInfoProto,
+        initialization=opt(graphs(0, big)),
+        algorithm=opt(graphs(0, big)),
+        initialization_binding=_few(entries()),
+        update_binding=_few(entries()),
+    )
+
+
+@functools.cache
+def functions() -> st.SearchStrategy[FunctionProto]:
+    return _built(
+        FunctionProto,
+        name=opt(_NAMES),
+        input=_few(_NAMES, 3),
+        output=_few(_NAMES, 3),
+        attribute=_few(_NAMES),
+        attribute_proto=_few(attributes(0)),
+        node=_few(nodes(0), 3),
+        doc_string=opt(texts()),
+        opset_import=_few(opset_ids()),
+        domain=opt(_NAMES),
+        overload=opt(texts()),
+        value_info=_few(value_infos()),
+        metadata_props=_few(entries(), 1),
+    )
+
+
+@functools.cache
+def models(big: bool = False) -> st.SearchStrategy[ModelProto]:
+    return _built(
+        ModelProto,
+        ir_version=opt(int64s()),
+        opset_import=_few(opset_ids()),
+        producer_name=opt(_NAMES),
+        producer_version=opt(texts()),
+        domain=opt(_NAMES),
+        model_version=opt(int64s()),
+        doc_string=opt(texts()),
+        graph=opt(graphs(1, big)),
+        metadata_props=_few(entries()),
+        training_info=_few(training_infos(), 1),
+        functions=_few(functions(), 1),
+        configuration=_few(device_configurations(), 1),
+    )
+
+
+def _model_messages(big: bool) -> dict[type, st.SearchStrategy[Any]]:
+    types = type_protos(2)
+    return {
+        AttributeProto: attributes(1, big),
+        ValueInfoProto: value_infos(),
+        NodeProto: nodes(1, big),
+        IntIntListEntryProto: _built(
+            IntIntListEntryProto,
+            key=opt(int64s()),
+            value=int_list(int64s(), INT64_MIN, INT64_MAX, big),
+        ),
+        NodeDeviceConfigurationProto: node_device_configurations(),
+        ShardingSpecProto: sharding_specs(),
+        ShardedDimProto: _built(
+            ShardedDimProto, axis=opt(int64s()), simple_sharding=_few(simple_sharded_dims(), 3)
+        ),
+        SimpleShardedDimProto: simple_sharded_dims(),
+        TrainingInfoProto: training_infos(big),
+        ModelProto: models(big),
+        DeviceConfigurationProto: device_configurations(),
+        TensorAnnotation: tensor_annotations(),
+        GraphProto: graphs(1, big),
+        TensorShapeProto: shapes(),
+        TensorShapeProto.Dimension: dimensions(),
+        TypeProto: types,
+        TypeProto.Tensor: _built(
+            TypeProto.Tensor, elem_type=opt(elem_int32s()), shape=opt(shapes())
+        ),
+        TypeProto.Sequence: _built(TypeProto.Sequence, elem_type=opt(types)),
+        TypeProto.Map: _built(TypeProto.Map, key_type=opt(elem_int32s()), value_type=opt(types)),
+        TypeProto.Optional: _built(TypeProto.Optional, elem_type=opt(types)),
+        TypeProto.SparseTensor: _built(
+            TypeProto.SparseTensor, elem_type=opt(elem_int32s()), shape=opt(shapes())
+        ),
+        TypeProto.Opaque: _built(TypeProto.Opaque, domain=opt(_NAMES), name=opt(texts())),
+        OperatorSetIdProto: opset_ids(),
+        FunctionProto: functions(),
+    }
+
+
 @functools.cache
 def messages_of(cls: type, max_leaves: int = 8, big: bool = True) -> st.SearchStrategy[Any]:
-    """Valid ``cls`` messages; ``big=False`` leaves out the large repeated fields."""
+    """Valid ``cls`` messages; ``big=False`` leaves out the large repeated fields.
+
+    ``max_leaves`` bounds the nesting of sequences, maps and optionals; the
+    model messages nest graphs in attributes and types in types a fixed few
+    levels deep instead.
+    """
     if cls is TensorProto:
         return tensors(big)
     if cls is Segment:
@@ -476,12 +805,31 @@ def messages_of(cls: type, max_leaves: int = 8, big: bool = True) -> st.SearchSt
         return maps_from(values(max_leaves, big), big)
     if cls is OptionalProto:
         return optionals_from(values(max_leaves, big))
-    raise TypeError(cls)
+    return _model_messages(big)[cls]
+
+
+# The model messages that hold graphs, nodes or attributes: each example is
+# large, so their properties run fewer examples (``examples``).
+HEAVY = frozenset(
+    {AttributeProto, NodeProto, GraphProto, FunctionProto, ModelProto, TrainingInfoProto}
+)
+
+
+def examples(fraction: float, heavy: bool = False) -> int:
+    """``scaled(fraction)``, a fifth of it for the :data:`HEAVY` classes."""
+    return scaled(fraction / 5 if heavy else fraction)
 
 
 @functools.cache
 def any_message(max_leaves: int = 8, big: bool = True) -> st.SearchStrategy[Any]:
+    """A message of one of the data types (MESSAGE_TYPES)."""
     return st.one_of([messages_of(cls, max_leaves, big) for cls in MESSAGE_TYPES])
+
+
+@functools.cache
+def any_of_all(max_leaves: int = 4, big: bool = False) -> st.SearchStrategy[Any]:
+    """A message of any type of onnx-ml.proto and onnx-data.proto."""
+    return st.one_of([messages_of(cls, max_leaves, big) for cls in ALL_MESSAGE_TYPES])
 
 
 # --------------------------------------------------------------------------

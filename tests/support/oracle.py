@@ -37,7 +37,9 @@ import onnxdata._codec.lanes as lanes
 import onnxdata._codec.npvarints as npvarints
 from tests.support import wirekit as wk
 
-ORACLE: dict[type, type] = {
+# The data messages (onnx-data.proto and what it uses): what MESSAGE_TYPES has
+# always meant, and what type detection and the older tests iterate.
+DATA_ORACLE: dict[type, type] = {
     onnxdata.TensorProto: onnx.TensorProto,
     onnxdata.TensorProto.Segment: onnx.TensorProto.Segment,
     onnxdata.StringStringEntryProto: onnx.StringStringEntryProto,
@@ -46,8 +48,49 @@ ORACLE: dict[type, type] = {
     onnxdata.MapProto: onnx.MapProto,
     onnxdata.OptionalProto: onnx.OptionalProto,
 }
+
+
+def _proto_messages(desc: Any) -> Iterator[Any]:
+    """Every message descriptor declared in ``desc`` (a file or a message), nested ones after
+    their parent, in declaration order."""
+    children = (
+        desc.message_types_by_name.values()
+        if hasattr(desc, "message_types_by_name")
+        else desc.nested_types
+    )
+    for child in children:
+        yield child
+        yield from _proto_messages(child)
+
+
+def _ours(full_name: str) -> type:
+    value: Any = onnxdata
+    for part in full_name.split(".")[1:]:  # "onnx.TypeProto.Tensor" -> TypeProto.Tensor
+        value = getattr(value, part)
+    return value  # type: ignore[no-any-return]
+
+
+def _oracle_class(full_name: str) -> type:
+    value: Any = onnx
+    for part in full_name.split(".")[1:]:
+        value = getattr(value, part)
+    return value  # type: ignore[no-any-return]
+
+
+# Every message of onnx-ml.proto, in declaration order, then onnx-data.proto's.
+ORACLE: dict[type, type] = {
+    _ours(d.full_name): _oracle_class(d.full_name)
+    for d in (
+        *_proto_messages(onnx.onnx_ml_pb2.DESCRIPTOR),
+        *_proto_messages(onnx.onnx_data_pb2.DESCRIPTOR),
+    )
+    if d.full_name.startswith("onnx.")
+}
 OURS: dict[type, type] = {v: k for k, v in ORACLE.items()}
-MESSAGE_TYPES: list[type] = list(ORACLE)
+MESSAGE_TYPES: list[type] = list(DATA_ORACLE)
+ALL_MESSAGE_TYPES: list[type] = list(ORACLE)
+# The messages that are new with the model (everything but the data messages).
+MODEL_MESSAGE_TYPES: list[type] = [c for c in ORACLE if c not in DATA_ORACLE]
 
 _T = FieldDescriptor
 _FLOAT_CODES = {_T.TYPE_FLOAT: "f", _T.TYPE_DOUBLE: "d"}
@@ -130,6 +173,9 @@ def _fill(o: Any, m: Any) -> None:
                     _fill(target.add(), item)
             elif fd.type in _FLOAT_CODES:
                 _fill_floats(o, fd, value)
+            elif fd.type == _T.TYPE_STRING:
+                for item in value:
+                    _fill_string(o, fd, item, target.append)
             else:
                 target.extend(value)
         elif value is None:
@@ -139,16 +185,21 @@ def _fill(o: Any, m: Any) -> None:
             sub.SetInParent()
             _fill(sub, value)
         elif fd.type == _T.TYPE_STRING and isinstance(value, str):
-            try:
-                setattr(o, name, value)
-            except UnicodeEncodeError:
-                # A str that carries raw bytes (U+DC80..U+DCFF, surrogateescape):
-                # the oracle API refuses it, so merge the raw field instead.
-                o.MergeFromString(wk.f_len(fd.number, value.encode("utf-8", "surrogateescape")))
+            _fill_string(o, fd, value, functools.partial(setattr, o, name))
         else:
             setattr(o, name, value)
     if m.unknown_fields:
         o.MergeFromString(bytes(m.unknown_fields))
+
+
+def _fill_string(o: Any, fd: Any, value: str, put: Any) -> None:
+    try:
+        put(value)
+    except UnicodeEncodeError:
+        # A str that carries raw bytes (U+DC80..U+DCFF, surrogateescape): the
+        # oracle API refuses it, so merge the raw field instead (a repeated
+        # field's merged element goes last, where ``put`` would have put it).
+        o.MergeFromString(wk.f_len(fd.number, value.encode("utf-8", "surrogateescape")))
 
 
 def _fill_floats(o: Any, fd: Any, value: Any) -> None:
@@ -187,12 +238,16 @@ def oracle_float_bits(o: Any, name: str) -> bytes:
         if fd.name != name:
             copy.ClearField(fd.name)
     data = copy.SerializeToString()
-    # Drop the unknown fields (written last) and the tag + length prefix.
+    # Drop the unknown fields (written last); what is left is the field, packed
+    # (one length-delimited payload) or unpacked (one fixed-width field per
+    # value, as proto2 writes AttributeProto.floats), as the .proto says.
     data = data[: len(data) - len(oracle_unknown_fields(o))]
-    _, pos = wk.read_varint(data, 0)
-    length, pos = wk.read_varint(data, pos)
-    assert len(data) == pos + length, "float field not written packed"
-    return data[pos:]
+    fields = wk.parse_fields(data)
+    number = o.DESCRIPTOR.fields_by_name[name].number
+    assert {f.number for f in fields} == {number}, fields
+    packed = o.DESCRIPTOR.fields_by_name[name].is_packed
+    assert all((f.wire_type == wk.LEN) == packed for f in fields), (name, fields)
+    return b"".join(f.value for f in fields)
 
 
 def float_bits(values: Any, code: str) -> bytes:
@@ -229,6 +284,11 @@ def assert_same(ours: Any, o: Any, path: str | None = None) -> None:
             elif fd.type == _T.TYPE_BYTES:
                 assert [bytes(x) for x in mine] == list(theirs), where
                 assert all(type(x) is bytes for x in mine), where
+            elif fd.type == _T.TYPE_STRING:
+                # invalid UTF-8: ours a str with U+DC80..U+DCFF, theirs bytes
+                assert all(type(x) is str for x in mine), where
+                raw = [x.encode("utf-8", "surrogateescape") for x in mine]
+                assert raw == [_string_bytes(x) for x in theirs], where
             else:
                 assert list(mine) == list(theirs), where
             continue
@@ -249,6 +309,11 @@ def assert_same(ours: Any, o: Any, path: str | None = None) -> None:
                 assert mine == theirs, where
         elif fd.type == _T.TYPE_BYTES:
             assert type(mine) is bytes and mine == theirs, where
+        elif fd.type in _FLOAT_CODES:  # by the bits: NaN, -0.0
+            assert type(mine) is float, where
+            assert float_bits([mine], _FLOAT_CODES[fd.type]) == float_bits(
+                [theirs], _FLOAT_CODES[fd.type]
+            ), where
         else:
             assert type(mine) is not bool and mine == theirs, where
     assert type(ours.unknown_fields) is bytes, f"{path}.unknown_fields"

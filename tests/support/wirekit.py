@@ -297,7 +297,7 @@ OPS = [
     "duplicate", "duplicate_message", "unpack", "pack", "unknown", "group", "deep_groups",
     "overlong", "overlong_bad", "high_bits", "wrong_wire_type", "huge_length", "short_length",
     "shuffle", "drop", "splice_field", "enum", "bad_utf8", "int32_wide", "empty_packed",
-    "packed_odd",
+    "packed_odd", "oneof",
 ]  # fmt: skip
 # The operators whose output stays a valid encoding (when the input is one and
 # the donors are of the same type): the input stays parseable, only its form changes.
@@ -306,6 +306,16 @@ VALID_OPS = [
     for op in OPS
     if op not in ("deep_groups", "overlong_bad", "huge_length", "short_length", "packed_odd")
 ]
+
+
+def _oneof_value(fd: Any, rng: random.Random) -> tuple[int, Any]:
+    """A valid wire type and value for the oneof member ``fd`` (defaults included)."""
+    if fd.type == _T.TYPE_MESSAGE:
+        inner = rng.choice([b"", f_varint(1, rng.choice([0, 1, 7])), f_len(2, b"")])
+        return LEN, inner
+    if fd.type in (_T.TYPE_STRING, _T.TYPE_BYTES):
+        return LEN, rng.choice([b"", b"N", "é".encode()])
+    return VARINT, rng.choice([0, 1, 2**63, random_varint_value(rng)])
 
 
 def mutate_fields(
@@ -417,9 +427,23 @@ def mutate_fields(
                 continue
             if donated:
                 insert(rng.choice(donated))
-        elif op == "enum" and 14 in known and desc.name == "TensorProto":
-            v = rng.choice([0, 1, 2, 2**32, 2**32 + 1, 2**64 - 1, random_varint_value(rng)])
-            insert(RawField(14, VARINT, v, size=rng.choice([0, 0, 10])))
+        elif op == "enum":
+            # a closed enum (TensorProto.data_location, AttributeProto.type): a
+            # value in the enum is kept, one outside becomes an unknown field
+            enums = [fd for fd in desc.fields if fd.type == _T.TYPE_ENUM]
+            if enums:
+                fd = rng.choice(enums)
+                top = max(v.number for v in fd.enum_type.values)
+                v = rng.choice([0, 1, top, top + 1, 2**32, 2**32 + 1, 2**64 - 1, 2**31,
+                                random_varint_value(rng)])  # fmt: skip
+                insert(RawField(fd.number, VARINT, v, size=rng.choice([0, 0, 10])))
+        elif op == "oneof":
+            # another member of a oneof after the one set (the last one wins),
+            # or the same one again (a message member merges)
+            members = [fd for fd in desc.fields if fd.containing_oneof is not None]
+            if members:
+                fd = rng.choice(members)
+                insert(RawField(fd.number, *_oneof_value(fd, rng)))
         elif op == "bad_utf8":
             strings = [fd for fd in desc.fields if fd.type == _T.TYPE_STRING]
             if strings:
