@@ -247,7 +247,7 @@ _TEXT = 'str(buf[pos : pos + n], "utf-8", "surrogateescape")'
 
 def _fast_string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
     """A string field read inline (length and text, no call); a repeated one with a
-    one-byte tag (a node's inputs and outputs) read as a run, predicting the next tag."""
+    one-byte tag (a list of value names) read as a run, predicting the next tag."""
     native, _ = _tags(f)
     if not f.repeated:
         return [(f"tag == {native}", f"{_READ_LENGTH}\nmsg.{f.slot} = {_TEXT}\npos += n")]

@@ -1,7 +1,7 @@
 """Small elements made inline: the fast path a ``runs="small"`` declaration asks for.
 
 A repeated message field whose elements are mostly one short scalar (a
-shape's dimensions: ``dim_value: 3`` or ``dim_param: "batch"``) costs a call
+shape's dimensions: a size, or a symbolic name such as ``"batch"``) costs a call
 of the element's decoder per element.  Declared ``runs="small"``, the run of
 elements tests each element's bytes for the forms encoders write for one
 field with a one-byte tag: an integer below 0x80 (tag, value) or a string
