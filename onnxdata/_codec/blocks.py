@@ -178,19 +178,46 @@ def _packed_list(f: FieldSpec, held: str, packed: int) -> tuple[str, str]:
     return f"tag == {packed}", body
 
 
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+_F64 = struct.Struct("<d")
+
+
+def float32_at(buf: Any, pos: int) -> float:
+    """The float32 at ``pos`` as a Python float, every bit of a NaN kept.
+
+    Converting a float32 to a double quiets a signalling NaN; upb keeps the
+    bits it read.  So a NaN's sign and payload (signalling bit included) are
+    moved into the double by hand, where ``float32_bits`` finds them again.
+    """
+    value: float = _F32.unpack_from(buf, pos)[0]
+    if value != value:
+        bits = _U32.unpack_from(buf, pos)[0]
+        double = (bits >> 31) << 63 | 0x7FF << 52 | (bits & 0x7FFFFF) << 29
+        value = _F64.unpack(_U64.pack(double))[0]
+    return value
+
+
+def float32_bits(value: float) -> bytes:
+    """The float32 bytes of the NaN ``value``, as :func:`float32_at` read them; a
+    NaN made any other way is quieted and truncated as a C cast does."""
+    double = _U64.unpack(_F64.pack(value))[0]
+    payload = (double >> 29) & 0x7FFFFF or 0x400000
+    return _U32.pack((double >> 63) << 31 | 0x7F800000 | payload)
+
+
 def _fixed(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
     native, packed = _tags(f)
     code = KINDS[f.kind].typecode or ""
     size = array(code).itemsize
     short = f"if end - pos < {size}:\n    raise fixed_error({f.kind!r}, buf, end, pos)\n"
     if not f.repeated:
-        env[f"unpack_{f.name}"] = struct.Struct("<" + code).unpack_from
-        return [
-            (
-                f"tag == {native}",
-                f"{short}msg.{f.slot} = unpack_{f.name}(buf, pos)[0]\npos += {size}",
-            )
-        ]
+        env[f"unpack_{f.name}"] = (
+            float32_at if code == "f" else struct.Struct("<" + code).unpack_from
+        )
+        read = f"unpack_{f.name}(buf, pos)" + ("" if code == "f" else "[0]")
+        return [(f"tag == {native}", f"{short}msg.{f.slot} = {read}\npos += {size}")]
     one = (
         f"{short}read_packed_fixed(buf, pos, {size}, scalars(msg, {f.slot!r}, {code!r}), {size})\n"
         f"pos += {size}"

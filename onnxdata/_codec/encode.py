@@ -35,6 +35,7 @@ from .._core.foreign import describe, foreign_name
 from .._core.wire import BIG_ENDIAN, MAX_DEPTH, encode_varint
 from . import decode as _decode
 from . import writers
+from .blocks import float32_bits
 from .bytes_lists import bytes_list
 from .varints import check_int, encode_packed, encode_unpacked
 from .writers import ENCODERS, clear
@@ -161,7 +162,10 @@ class Plan(list):  # type: ignore[type-arg]
 
 
 def _float(v: Any, code: str) -> bytes:
-    """A singular float or double: converted and checked as one element of a repeated one."""
+    """A singular float or double: converted and checked as one element of a repeated one
+    (a float NaN decoded with its bits in the double gets them back)."""
+    if code == "f" and type(v) is float and v != v:
+        return float32_bits(v)
     return bytes(_floats([v], code))
 
 

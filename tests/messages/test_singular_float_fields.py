@@ -62,3 +62,18 @@ def test_float_fields_compare_as_protobufs_by_their_bits(a: Any, b: Any) -> None
 
     assert (ours(a) == ours(b)) == (theirs(a) == theirs(b))
     assert (ours(b) == ours(a)) == (theirs(b) == theirs(a))
+
+
+_NAN_BITS = [0x7F800001, 0xFF800001, 0x7FA00000, 0x7FBFFFFF, 0x7FC00001, 0xFFC00000, 0x7FFFFFFF]
+
+
+@pytest.mark.parametrize("bits", _NAN_BITS, ids=hex)
+def test_a_decoded_nan_keeps_every_bit_as_upb(bits: int) -> None:
+    # a signalling NaN too: converting a float32 to a double would quiet it
+    import struct
+
+    data = b"\x15" + struct.pack("<I", bits)
+    for buf in (data, bytearray(data), memoryview(data)):
+        ours = onnxdata.AttributeProto.decode(buf)
+        assert ours.encode() == onnx.AttributeProto.FromString(data).SerializeToString() == data
+        assert ours == onnxdata.AttributeProto.decode(data)
