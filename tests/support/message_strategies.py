@@ -816,8 +816,8 @@ HEAVY = frozenset(
 
 
 def examples(fraction: float, heavy: bool = False) -> int:
-    """``scaled(fraction)``, a fifth of it for the :data:`HEAVY` classes."""
-    return scaled(fraction / 5 if heavy else fraction)
+    """``scaled(fraction)``, a tenth of it for the :data:`HEAVY` classes."""
+    return scaled(fraction / 10 if heavy else fraction)
 
 
 @functools.cache
