@@ -38,14 +38,12 @@ writes the ``repr`` of the bytes.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from ._core.foreign import describe
 from ._core.schema import is_message
+from ._messages.catalog import all_message_types
 from ._messages.convert import as_message
-from ._messages.declarations import MESSAGE_TYPES
-from ._text.classes import reachable
 from ._text.json_errors import (
     EnumStringValueParseError,
     Error,
@@ -82,24 +80,12 @@ def _data(message: Any) -> Message:
         mine: Message = message
         return mine
     try:
-        return as_message(message, *_message_types())
+        return as_message(message, *all_message_types())
     except TypeError:  # as_message would list all 31 classes
         raise TypeError(
             "expected a message of onnx-ml.proto (onnxdata's, or onnx's protobuf class), "
             f"got {describe(message)}"
         ) from None
-
-
-@functools.cache
-def _message_types() -> tuple[type[Message], ...]:
-    """Every message class of onnx-ml.proto: the data messages and what a model holds.
-
-    Imported on first use: printing a tensor need not load the model messages.
-    """
-    from ._messages.graphs import ModelProto
-
-    found: tuple[type[Message], ...] = reachable((*MESSAGE_TYPES, ModelProto))
-    return found
 
 
 def MessageToDict(  # noqa: N802 - protobuf's name

@@ -34,14 +34,12 @@ take protobuf descriptors, are not provided.
 
 from __future__ import annotations
 
-import functools
 import io
 
 from ._core.foreign import describe
 from ._core.schema import is_message
+from ._messages.catalog import all_message_types
 from ._messages.convert import as_message
-from ._messages.declarations import MESSAGE_TYPES
-from ._text.classes import reachable
 from ._text.numbers import ParseBool, ParseFloat, ParseInteger
 from ._text.text_errors import Error, ParseError
 from ._text.text_parser import lines_of, run
@@ -85,24 +83,12 @@ def _data(message: Any) -> Message:
         mine: Message = message
         return mine
     try:
-        return as_message(message, *_message_types())
+        return as_message(message, *all_message_types())
     except TypeError:  # as_message would list all 31 classes
         raise TypeError(
             "expected a message of onnx-ml.proto (onnxdata's, or onnx's protobuf class), "
             f"got {describe(message)}"
         ) from None
-
-
-@functools.cache
-def _message_types() -> tuple[type[Message], ...]:
-    """Every message class of onnx-ml.proto: the data messages and what a model holds.
-
-    Imported on first use: printing a tensor need not load the model messages.
-    """
-    from ._messages.graphs import ModelProto
-
-    found: tuple[type[Message], ...] = reachable((*MESSAGE_TYPES, ModelProto))
-    return found
 
 
 def MessageToString(  # noqa: N802 - protobuf's name

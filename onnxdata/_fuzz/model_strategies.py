@@ -32,7 +32,7 @@ from .._messages.declarations import (
 from .._messages.graphs import AttributeProto, GraphProto, ModelProto, NodeProto
 from .._messages.types import TypeProto
 from . import model_samples as ms
-from .all_messages import ALL_MESSAGES
+from .all_messages import ALL_MESSAGES, BY_FULL_NAME
 from .samples import text
 from .strategy_args import TEXT, depth_arg, flag_arg
 from .valid_strategies import (
@@ -208,11 +208,10 @@ def _message_class(value: object) -> type[Message]:
     if isinstance(value, type):
         if value in ALL_MESSAGES:
             return value
-        descriptor = getattr(value, "DESCRIPTOR", None)
-        full = getattr(descriptor, "full_name", None)
-        for cls in ALL_MESSAGES:
-            if full == spec_of(cls).full_name:
-                return cls
+        full = getattr(getattr(value, "DESCRIPTOR", None), "full_name", "")
+        found = BY_FULL_NAME.get(full) if isinstance(full, str) else None
+        if found is not None:
+            return found
     raise InvalidArgument(f"{value!r} is not an ONNX message class (onnxdata's or onnx's)")
 
 

@@ -37,9 +37,8 @@ from .._core.schema import (
     spec_of,
 )
 from .._core.wire import MAX_DEPTH
+from .._messages.catalog import all_message_types
 from .._messages.convert import as_message
-from .._messages.declarations import MESSAGE_TYPES
-from .._messages.graphs import ModelProto
 from .model_rules import MODEL_RULES
 from .rules import RULES
 
@@ -118,26 +117,9 @@ def check(message: Message) -> list[Violation]:
     except TypeError:
         if foreign_name(message) is None:
             raise TypeError(f"check() takes an onnxdata message, not {describe(message)}") from None
-        message = as_message(message, *_all_messages())
+        message = as_message(message, *all_message_types())
         spec = spec_of(type(message))
     return _Walk().run(message, spec)
-
-
-_ALL: list[type[Message]] = []
-
-
-def _all_messages() -> list[type[Message]]:
-    """Every message class of the schema: the data messages and what a model reaches."""
-    if not _ALL:
-        found = list(MESSAGE_TYPES)
-        todo: list[type[Message]] = [ModelProto]
-        while todo:
-            cls = todo.pop()
-            if cls not in found:
-                found.append(cls)
-            todo.extend(f.message for f in spec_of(cls).children() if f.message not in found)
-        _ALL.extend(found)
-    return _ALL
 
 
 _ALL_RULES = {**RULES, **MODEL_RULES}
