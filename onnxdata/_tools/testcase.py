@@ -47,7 +47,8 @@ __all__ = [
 
 MODEL_FILE = "model.onnx"
 _DATA_SET = re.compile(r"test_data_set_\d+")
-_DATA_FILE = re.compile(r"(input|output)_(\d+)\.pb")
+_DATA_FILE = re.compile(r"(input|output)_(.*)\.pb", re.DOTALL)  # what onnx's runner counts
+_INDEX = re.compile(r"0|[1-9][0-9]*")  # the numbers it reads: input_{i}.pb, ASCII, no zeros ahead
 _MEMBER_CLASS: dict[str, type[Message]] = {
     "tensor_type": TensorProto,
     "sparse_tensor_type": SparseTensorProto,
@@ -132,15 +133,32 @@ def check_test_case(folder: str, model: ModelProto | None = None) -> list[Violat
 
 
 def _data_set(folder: str, name: str, declared: dict[str, list[Any]]) -> list[DataFile]:
+    """The files of one data set, in order of their numbers, each read and checked.
+
+    Time and memory go by the files present, never by the numbers in their
+    names: ``input_1000000000.pb`` alone is one file and two violations (no
+    such input; ``input_0.pb`` is missing).
+    """
     found: dict[str, dict[int, str]] = {"input": {}, "output": {}}
+    files = []
     for entry in sorted(os.listdir(os.path.join(folder, name))):
         match = _DATA_FILE.fullmatch(entry)
-        if match is not None:
-            found[match[1]][int(match[2])] = entry
-    files = []
+        if match is None:
+            continue
+        kind, number = match[1], match[2]
+        if _INDEX.fullmatch(number):
+            found[kind][int(number)] = entry
+            continue
+        rel = f"{name}/{entry}"
+        files.append(DataFile(rel, None, None))
+        files[-1].problems.append(Violation(rel, f"is not named {kind}_<n>.pb with n in decimal "
+                                                 f"digits (no leading zero): onnx's test runner "
+                                                 f"counts it among the {kind}s but never reads "
+                                                 "it"))  # fmt: skip
     for kind in ("input", "output"):
         values = declared[kind]
-        for i in sorted(found[kind]):
+        numbers = sorted(found[kind])
+        for i in numbers:
             value = values[i] if i < len(values) else None
             rel = f"{name}/{found[kind][i]}"
             if value is None:
@@ -152,13 +170,22 @@ def _data_set(folder: str, name: str, declared: dict[str, list[Any]]) -> list[Da
             f = DataFile(rel, value.name, value.type if value.HasField("type") else None)
             files.append(f)
             _read(f, os.path.join(folder, rel))
-        missing = sorted(set(range(max(found[kind], default=-1) + 1)) - set(found[kind]))
-        if missing:
-            where = f"{name}/{kind}_{missing[0]}.pb"
+        gap = _first_gap(numbers)
+        if gap is not None:
+            where = f"{name}/{kind}_{gap}.pb"
             files.append(DataFile(where, None, None))
             files[-1].problems.append(Violation(where, f"is missing, though {kind}s with higher "
                                                        "numbers are there"))  # fmt: skip
     return files
+
+
+def _first_gap(numbers: list[int]) -> int | None:
+    """The smallest number missing below the largest of ``numbers`` (sorted, distinct),
+    or None when they run 0, 1, 2... without a gap."""
+    for expected, number in enumerate(numbers):
+        if number != expected:
+            return expected
+    return None
 
 
 def _read(f: DataFile, path: str) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import pathlib
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -20,10 +22,12 @@ from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 
 import onnxdata
+from onnxdata._tools.terminal import printable
 from onnxdata._tools.testcase import is_test_case, read_test_case
 from onnxdata.cli import main
 
 ONNX_DIR = pathlib.Path(onnx.__file__).parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE_CASES = sorted(
     p for p in (ONNX_DIR / "backend" / "test" / "data").glob("*/*") if is_test_case(str(p))
 )
@@ -239,6 +243,75 @@ def test_a_gap_in_the_numbering_and_a_damaged_file_are_violations(
         "numbers are there" in lines
     )
     assert any(line.startswith(f"{folder}: test_data_set_0/input_0.pb: offset ") for line in lines)
+
+
+def _gap_lines(folder: pathlib.Path, number: int) -> list[str]:
+    """The check's lines for a case whose inputs are 0, 2, 3, 4 and ``number``."""
+    return [
+        f"{folder}: test_data_set_0/input_{number}.pb: the model's graph has 5 inputs: "
+        f"no input {number}",
+        f"{folder}: test_data_set_0/input_1.pb: is missing, though inputs with higher "
+        "numbers are there",
+    ]
+
+
+@pytest.mark.parametrize("number", [7, 20_000_000, 1_000_000_000, 10**60])
+def test_a_huge_number_in_a_file_name_is_two_violations_in_bounded_memory(
+    number: int, tmp_path: pathlib.Path
+) -> None:
+    """Memory goes by the files present, not by their numbers: under a 1 GiB address
+    space (the old reading built a list as long as the largest number, 2.2 GB for
+    input_20000000.pb), the huge number gives the lines a small one gives."""
+    folder = make_case(tmp_path / "case")
+    data = folder / "test_data_set_0"
+    os.rename(data / "input_1.pb", data / f"input_{number}.pb")
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+        "from onnxdata.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    for command in ("check", "show"):
+        done = subprocess.run(
+            [sys.executable, "-c", script, command, str(folder)],
+            capture_output=True, text=True, cwd=ROOT, check=False,
+        )  # fmt: skip
+        assert done.stderr == ""
+        if command == "check":
+            assert (done.returncode, done.stdout.splitlines()) == (1, _gap_lines(folder, number))
+        else:
+            assert done.returncode == 0
+            assert f"    input_{number}.pb None: unread (declared undeclared), 1 problems" in (
+                done.stdout.splitlines()
+            )
+
+
+def test_a_name_onnx_never_reads_is_a_violation(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """onnx's runner counts every input_*.pb and reads input_0.pb, input_1.pb...: a
+    number with a leading zero, in other digits than ASCII's, or none, is counted and
+    never read (and input_01.pb must not replace input_1.pb)."""
+    folder = make_case(tmp_path / "case")
+    data = folder / "test_data_set_0"
+    names = ["input_01.pb", "input_\u0663.pb", "input_.pb", "output_1\n.pb"]
+    for name in names:
+        (data / name).write_bytes((data / "input_0.pb").read_bytes())
+    status, out, err = run(capsys, "check", folder)
+    assert (status, err) == (1, "")
+    lines = out.splitlines()
+    assert len(lines) == len(names), lines
+    for name in names:
+        kind = name.split("_")[0]
+        line = (
+            f"{folder}: test_data_set_0/{name}: is not named {kind}_<n>.pb with n in decimal "
+            f"digits (no leading zero): onnx's test runner counts it among the {kind}s but never "
+            "reads it"
+        )
+        assert printable(line) in lines, name
+    case = read_test_case(str(folder))
+    read = [f.path for f in case.data_sets["test_data_set_0"] if f.message is not None]
+    assert "test_data_set_0/input_1.pb" in read
 
 
 def test_a_broken_model_in_a_test_case_is_reported_at_model_onnx(
