@@ -40,7 +40,7 @@ from ._messages.declarations import (
     TensorProto,
 )
 from ._messages.graphs import ModelProto
-from ._tools.console import Output, identity, same_file, say
+from ._tools.console import Output, external_output, same_file, say
 from ._tools.terminal import printable
 
 TYPE_CHECKING = False
@@ -313,13 +313,40 @@ def _read(path: str) -> bytes:
 
 
 def _load(path: str, type_name: str | None) -> Message:
-    """The message in the file at ``path``, mapped and decoded without copies; a
-    model when the type is detected as one."""
-    from ._io.files import load
+    """The message in the file at ``path``, as ``onnxdata.load`` reads it: a model
+    when ``--type model`` or the file's name says so (``.onnx``, a text or JSON
+    extension), in the format of its extension; else the type given, or detected
+    (``.pb``, no extension).  Protobuf files are mapped, decoded without copies;
+    external data is not read."""
+    from ._io.choosing import DEFAULT_FORMAT
+    from ._io.entry import load
 
-    if type_name == "model":
-        return _load_model(path)
-    return load(path, None if type_name is None else TYPES[type_name])
+    fmt = _format(path)
+    cls = None if type_name is None else TYPES[type_name]
+    found: Message = load(path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls)
+    return found
+
+
+def _format(path: str) -> str:
+    """The format of the file at ``path`` by its extension, as onnx chooses it.
+
+    Raises:
+        CommandError: the extension is onnx's textual syntax, which is not read here.
+    """
+    from ._io.choosing import TEXTUAL_EXTENSIONS, choose_format
+
+    extension = os.path.splitext(path)[1]
+    if extension in TEXTUAL_EXTENSIONS:
+        raise CommandError(f"is onnx's textual syntax ({extension}), which only onnx's "
+                           "parser reads: convert it to .onnx with onnx first")  # fmt: skip
+    return choose_format(None, path)
+
+
+def _is_model(path: str, type_name: str | None) -> bool:
+    """Whether the file is read as a model by what it is called or by ``--type``."""
+    from ._io.choosing import names_a_model
+
+    return type_name == "model" or (type_name is None and names_a_model(path))
 
 
 def _load_model(path: str) -> ModelProto:
@@ -382,12 +409,19 @@ def _show_text(path: str, type_name: str | None, named: bool) -> str:
 
 def _show(path: str, type_name: str | None) -> list[str]:
     """The outline of the file at ``path`` (the summary of a model or a test-case folder)."""
+    from ._io.choosing import DEFAULT_FORMAT
     from ._tools.testcase import is_test_case
 
     if is_test_case(path):
         return _show_case(path, type_name)
-    if type_name == "model":
+    if _is_model(path, type_name):
         return _show_model(path)
+    if _format(path) != DEFAULT_FORMAT:  # a data message in text or JSON, by --type
+        from ._tools.show import show
+
+        msg = _load(path, type_name)
+        head, *lines = show(msg.encode(), type(msg))
+        return [f"{path}: {head}", *lines]
     return _show_data(path, type_name)
 
 
@@ -479,12 +513,18 @@ def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
     from ._tools.raw import dump
 
     def run() -> int:
+        from ._io.choosing import DEFAULT_FORMAT
         from ._io.files import open_buffer
         from ._io.models import is_model
 
+        if _format(args.file) != DEFAULT_FORMAT:
+            raise CommandError(f"is {_format(args.file)} text by its extension: raw dumps "
+                               "the binary encoding")  # fmt: skip
+        cls: type[Message] | None = ModelProto if _is_model(args.file, args.type) else None
+        if args.type and cls is None:
+            cls = TYPES[args.type]
         buf, mapping = open_buffer(args.file)
         try:
-            cls = TYPES[args.type] if args.type else None
             if cls is None and is_model(buf):
                 cls = ModelProto  # a model's fields are named without --type
             result = dump(buf, cls)
@@ -513,7 +553,12 @@ def _cmd_check(args: argparse.Namespace, out: Output) -> int:
             if is_test_case(path):
                 found = _check_case(path, args.type)
             else:
-                found = check(_load(path, args.type))
+                msg = _load(path, args.type)
+                found = check(msg)
+                if isinstance(msg, ModelProto):
+                    from ._tools.external_files import external_violations
+
+                    found += external_violations(msg, os.path.dirname(os.path.abspath(path)))
             out.lines(f"{path}: {v}" for v in found)
             return 1 if found else 0
 
@@ -580,14 +625,22 @@ def _cmd_to_npy(args: argparse.Namespace, out: Output) -> int:
         if isinstance(msg, ModelProto):
             if args.name is None:
                 raise CommandError("is a model: name the initializer to write with --name")
-            msg = _initializer(msg, args.name)
+            from ._tools.modelwalk import initializer
+
+            try:
+                msg = initializer(msg, args.name)
+            except LookupError as err:
+                raise CommandError(err.args[0]) from None
         elif args.name is not None:
             raise CommandError(f"--name picks an initializer of a model, not of a "
                                f"{type(msg).__qualname__}")  # fmt: skip
         if not isinstance(msg, (TensorProto, SparseTensorProto)):
             raise CommandError(f"to-npy takes a tensor, not a {type(msg).__qualname__}")
         base = os.path.dirname(os.path.abspath(args.file))
-        _refuse_external_output(msg, base, args.output)
+        clash = external_output(msg, base, args.output)
+        if clash is not None:
+            raise CommandError(f"{args.output} holds the tensor's external data ({clash}): "
+                               "refused, writing it would destroy the input")  # fmt: skip
         try:
             array = numpy_helper.to_array(msg, base)
         except (ValueError, TypeError) as err:
@@ -598,35 +651,6 @@ def _cmd_to_npy(args: argparse.Namespace, out: Output) -> int:
         return 0
 
     return _guarded(args.file, run)
-
-
-def _initializer(model: ModelProto, name: str) -> TensorProto | SparseTensorProto:
-    """The initializer called ``name``: in the main graph, else the first subgraph
-    (breadth first) that has one.
-
-    Raises:
-        CommandError: there is none; the message lists the closest names.
-    """
-    import difflib
-
-    from ._tools.modelwalk import graphs
-
-    names: list[str] = []
-    for _, graph in graphs(model):
-        for t in graph.initializer:
-            if t.name == name:
-                found: TensorProto | SparseTensorProto = t
-                return found
-            names.append(t.name)
-        for sparse in graph.sparse_initializer:
-            if sparse.values.name == name:
-                found = sparse
-                return found
-            names.append(sparse.values.name)
-    close = difflib.get_close_matches(name, names, n=5)
-    hint = (f"close names: {', '.join(map(repr, close))}" if close
-            else f"the model has {len(names)} initializers")  # fmt: skip
-    raise CommandError(f"no initializer named {name!r}; {hint}")
 
 
 def _cmd_from_npy(args: argparse.Namespace, out: Output) -> int:
@@ -676,31 +700,6 @@ def _cmd_corpus(args: argparse.Namespace, out: Output) -> int:
         return 0
 
     return _guarded(args.out, run)
-
-
-def _refuse_external_output(msg: Message, base: str, output: str) -> None:
-    """Refuse to write over a file that ``msg`` keeps its values in (an external
-    tensor's data file is an input too).
-
-    Raises:
-        CommandError: ``output`` is one of the tensor's external data files.
-    """
-    target = identity(output)
-    if target is None:
-        return
-    tensors: list[Any] = [msg]
-    if isinstance(msg, SparseTensorProto):
-        tensors = [msg.values, msg.indices]
-    for t in tensors:
-        if not isinstance(t, TensorProto) or t.data_location != TensorProto.EXTERNAL:
-            continue
-        for entry in t.external_data:
-            location = entry.value or ""
-            if entry.key == "location" and identity(os.path.join(base, location)) == target:
-                raise CommandError(
-                    f"{output} holds the tensor's external data ({location}): refused, "
-                    "writing it would destroy the input"
-                )
 
 
 def _check_npy(np: Any, path: str) -> None:

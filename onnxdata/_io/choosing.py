@@ -17,9 +17,21 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["DEFAULT_FORMAT", "choose_format", "file_path", "has_method", "is_path"]
+__all__ = [
+    "DEFAULT_FORMAT",
+    "MODEL_EXTENSION",
+    "TEXTUAL_EXTENSIONS",
+    "choose_format",
+    "file_path",
+    "has_method",
+    "is_path",
+    "names_a_model",
+]
 
 DEFAULT_FORMAT = "protobuf"
+MODEL_EXTENSION = ".onnx"
+TEXTUAL_EXTENSIONS = frozenset({".onnxtxt", ".onnxtext"})
+"""onnx's textual syntax (``onnx.printer``), which only onnx's C++ parser reads."""
 
 
 def file_path(f: Any) -> str | None:
@@ -47,6 +59,18 @@ def choose_format(fmt: str | None, f: Any = None) -> str:
         if found is not None:
             return found
     return DEFAULT_FORMAT
+
+
+def names_a_model(f: Any) -> bool:
+    """Whether ``f`` (a path, or a file object with a ``name``) is a model by what it
+    is called: ``.onnx``, or an extension of the text or JSON format (which onnx
+    reads as a ModelProto).  Other names (``.pb``, none) say nothing of the type."""
+    path = file_path(f)
+    if path is None:
+        return False
+    return choose_format(None, path) != DEFAULT_FORMAT or os.path.splitext(path)[1] == (
+        MODEL_EXTENSION
+    )
 
 
 def has_method(f: Any, method: str) -> bool:

@@ -26,7 +26,7 @@ from .._codec.stream import encode_to
 from .._core.foreign import foreign_name
 from .._messages.declarations import Message
 from .._messages.graphs import ModelProto
-from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path
+from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path, names_a_model
 from .files import detect
 from .files import load as load_file
 from .files import save as save_file
@@ -40,16 +40,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["load", "save"]
 
-_MODEL_EXTENSION = ".onnx"
-
 
 def _is_model_file(f: Any, format: str | None) -> bool:
     """Whether ``f`` is a model by what it is called: a format named, a text or
-    JSON extension, or ``.onnx``."""
-    if format is not None or choose_format(None, f) != DEFAULT_FORMAT:
-        return True
-    path = file_path(f)
-    return path is not None and os.path.splitext(path)[1] == _MODEL_EXTENSION
+    JSON extension, or ``.onnx`` (``choosing.names_a_model``, the command's rule too)."""
+    return format is not None or names_a_model(f)
 
 
 def load(

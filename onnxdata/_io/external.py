@@ -67,7 +67,9 @@ ALLOWED_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"
 MAX_PADDING = 64 * 1024
 """The largest gap written before a tensor's data to honour its ``offset``: an
 alignment gap is under one alignment boundary, as in onnx."""
-_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_INTEGER = re.compile(r"[+-]?[0-9]+\Z")  # ASCII digits only (not \d, which is Unicode's)
+MAX_DIGITS = 100
+"""The most digits (leading zeros apart) an ``offset`` or ``length`` may have."""
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -105,7 +107,7 @@ class ExternalDataInfo:
 
     __slots__ = ("basepath", "checksum", "length", "location", "name", "offset")
 
-    def __init__(self, tensor: TensorProto) -> None:
+    def __init__(self, tensor: TensorProto, *, warn: bool = True) -> None:
         name = tensor.name or ""
         values: dict[str, str] = {}
         unknown: list[str] = []
@@ -115,7 +117,7 @@ class ExternalDataInfo:
                 values[key] = entry.value or ""  # a repeated key: the last wins, as in onnx
             else:
                 unknown.append(key[:100] + ("..." if len(key) > 100 else ""))
-        if unknown:
+        if unknown and warn:
             shown = sorted(set(unknown))[:10]
             more = len(unknown) - len(shown)
             warnings.warn(
@@ -165,11 +167,29 @@ def _caller_outside_package() -> int:
 
 
 def _non_negative(text: str | None, what: str, name: str) -> int | None:
-    if text is None:
-        return None
+    return None if text is None else parse_count(text, what, name)
+
+
+def parse_count(text: str, what: str = "length", name: str = "") -> int:
+    """An ``offset`` or ``length`` entry's value: a non-negative integer in ASCII
+    decimal digits (an optional sign, then ``0``-``9`` only).  The one reading of
+    them, for the reader, the validator and ``show``: ``str.isdigit`` takes
+    ``"²"`` and ``int`` takes ``"٣"``, ``" 7"`` and ``"1_0"``, none of which a
+    file offset is.  A number of more than :data:`MAX_DIGITS` digits is refused
+    rather than converted (no file is that large, and ``int`` itself refuses
+    4,300 digits).
+
+    Raises:
+        ValueError: ``text`` is not such an integer, is negative, or too long.
+    """
     if not _INTEGER.match(text):
-        raise ValueError(f"External data {what} {text!r} of tensor {name!r} is not an integer")
-    value = int(text)
+        raise ValueError(f"External data {what} {text[:40]!r} of tensor {name!r} is not an integer")
+    sign, digits = ("-", text[1:]) if text[0] in "+-" else ("", text)
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > MAX_DIGITS:
+        raise ValueError(f"External data {what} of tensor {name!r} has {len(digits)} digits: "
+                         f"more than any file holds ({MAX_DIGITS} at most)")  # fmt: skip
+    value = int(sign + digits)
     if value < 0:
         raise ValueError(
             f"External data {what} must be non-negative, got {value} for tensor {name!r}"
@@ -223,6 +243,35 @@ def read_external_data(tensor: TensorProto, base_dir: str) -> bytearray:
     base = base_dir or "."
     with _open(base, info.parts, name, write=False) as desc:
         return _read_range(desc.fd, info, name)
+
+
+def external_file_problem(tensor: TensorProto, base_dir: str) -> str | None:
+    """Why ``tensor``'s external data cannot be read from below ``base_dir``, or None.
+
+    The file is opened as :func:`read_external_data` opens it (below
+    ``base_dir``, following no link, without blocking) and its size compared
+    with the ``offset`` and ``length``; nothing is read.  So a missing file, a
+    symbolic link, a FIFO, a directory, a file with several hard links or a
+    range past the end is a reason, in the reader's words.  Entries that are
+    wrong in themselves (no location, an unsafe one, an ``offset`` that is no
+    integer) give None: they are the validator's rules, reported once there.
+    Raises nothing.
+    """
+    try:
+        info = ExternalDataInfo(tensor, warn=False)
+        parts = info.parts
+    except ValueError:
+        return None
+    name = tensor.name or ""
+    try:
+        with _open(base_dir or ".", parts, name, write=False) as desc:
+            _range(desc.fd, info, name)
+    except OSError as err:
+        return (f"External data file {info.location!r} of tensor {name!r} cannot be opened: "
+                f"{err.strerror or err}")  # fmt: skip
+    except ValueError as err:
+        return str(err)
+    return None
 
 
 class ExternalMaps:

@@ -18,6 +18,7 @@ import os
 import stat
 import sys
 
+from .._messages.declarations import TensorProto
 from .terminal import printable
 
 TYPE_CHECKING = False
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
     from typing import Any, TextIO
 
-__all__ = ["Output", "encodable", "identity", "same_file", "say"]
+__all__ = ["Output", "encodable", "external_output", "identity", "same_file", "say"]
 
 
 class Output:
@@ -115,6 +116,24 @@ def same_file(args: argparse.Namespace, out: Output) -> tuple[str, str] | None:
     found = stdoutidentity(out)
     if found in inputs:
         return "<stdout>", inputs[found]
+    return None
+
+
+def external_output(msg: Any, base: str, output: str) -> str | None:
+    """The location of ``msg``'s external data (a tensor's, or a sparse tensor's
+    values or indices, below ``base``) that is the file ``output``, or None: an
+    external data file is an input too, and writing over it would destroy it."""
+    target = identity(output)
+    if target is None:
+        return None
+    tensors = [msg.values, msg.indices] if hasattr(msg, "indices") else [msg]
+    for t in tensors:
+        if not isinstance(t, TensorProto) or t.data_location != TensorProto.EXTERNAL:
+            continue
+        for entry in t.external_data:
+            location = entry.value or ""
+            if entry.key == "location" and identity(os.path.join(base, location)) == target:
+                return location
     return None
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterator
     from typing import Any
 
-__all__ = ["graphs", "node_lists", "tensors"]
+__all__ = ["graphs", "initializer", "node_lists", "tensors"]
 
 
 def _graphs_of_nodes(nodes: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -95,3 +95,28 @@ def _sparse(path: str, sparse: Any) -> Iterator[tuple[str, Any]]:
     for name in ("values", "indices"):
         if sparse.HasField(name):
             yield f"{path}.{name}", getattr(sparse, name)
+
+
+def initializer(model: Any, name: str) -> Any:
+    """The initializer (dense, or sparse by its values' name) called ``name``: in the
+    main graph, else the first subgraph (breadth first) that has one.
+
+    Raises:
+        LookupError: there is none; the message lists the closest names.
+    """
+    import difflib
+
+    names: list[str] = []
+    for _, graph in graphs(model):
+        for t in graph.initializer:
+            if t.name == name:
+                return t
+            names.append(t.name)
+        for sparse in graph.sparse_initializer:
+            if sparse.values.name == name:
+                return sparse
+            names.append(sparse.values.name)
+    close = difflib.get_close_matches(name, names, n=5)
+    hint = (f"close names: {', '.join(map(repr, close))}" if close
+            else f"the model has {len(names)} initializers")  # fmt: skip
+    raise LookupError(f"no initializer named {name!r}; {hint}")

@@ -17,12 +17,11 @@ message)`` call.
 
 from __future__ import annotations
 
-import math
 import sys
 from array import array
 
 from .._core.schema import spec_of
-from .._io.external import split_location
+from .._io.external import parse_count, split_location
 from .._messages.datatypes import (
     ALLOWED,
     DATA_TYPES,
@@ -41,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     Values = Callable[[Any], "dict[str, Any] | None"]
     Rule = Callable[[Values, Any, dict[str, Any], Bad], None]
 
-__all__ = ["RULES", "MapView", "TensorView"]
+__all__ = ["MAX_ELEMENTS", "RULES", "MapView", "TensorView", "element_count"]
 
 DT = TensorProto.DataType
 _MAX_DATA_TYPE = max(DATA_TYPES)
@@ -49,10 +48,25 @@ _MAX_ELEMENT_TYPE = max(ELEMENT_MESSAGES)
 _ELEMENT_OF = {name: k for k, name in ELEMENT_MESSAGES.items()}
 _TENSOR_ELEMENT, _OPTIONAL_ELEMENT = _ELEMENT_OF["TensorProto"], _ELEMENT_OF["OptionalProto"]
 _RAW = "raw_data"  # the untyped storage field, exclusive with the typed ones
+_RANGE_KEYS = ("offset", "length")  # external_data entries that hold a number
 
 
-def _count(dims: Any) -> int:
-    return math.prod(int(d) for d in dims)
+MAX_ELEMENTS = (1 << 63) - 1
+"""The most elements a tensor may have: the product of its dims is an int64 in onnx."""
+
+
+def element_count(dims: Any) -> int | None:
+    """The product of ``dims`` (none negative), or None once a partial product, in
+    order, passes :data:`MAX_ELEMENTS`, where onnx's checker stops ("Tensor
+    dimension product overflow").  Stopping there keeps the work linear in the
+    number of dims: the exact product of a million dims would be a number of
+    millions of digits, too long to compute and to print."""
+    n = 1
+    for d in dims:
+        n *= int(d)
+        if n > MAX_ELEMENTS:
+            return None
+    return n
 
 
 def type_name(data_type: int) -> str:
@@ -138,6 +152,12 @@ def _tensor_external(values: Values, v: TensorView, bad: Bad) -> None:
                 split_location(value, v.name)
             except ValueError as err:
                 bad(f"external_data[{i}].value", str(err))
+    for i, e in enumerate(map(values, v.external_data)):
+        if e is not None and e["key"] in _RANGE_KEYS and e["value"] is not None:
+            try:
+                parse_count(e["value"], e["key"], v.name)
+            except ValueError as err:
+                bad(f"external_data[{i}].value", str(err))
     if v.used:
         bad(v.used[0], f"data_location is EXTERNAL, so the values must not be in the message "
                        f"too: {', '.join(v.used)}")  # fmt: skip
@@ -180,7 +200,11 @@ def _tensor_counts(values: Values, v: TensorView, bad: Bad) -> None:
     info = v.info
     if v.external or v.segment is not None or info is None or any(d < 0 for d in v.dims):
         return
-    n = _count(v.dims)
+    n = element_count(v.dims)
+    if n is None:
+        bad("dims", f"the product of its {len(v.dims)} dims passes 2**63 - 1 elements "
+                    "(onnx: Tensor dimension product overflow)")  # fmt: skip
+        return
     if not v.used:
         if n:
             bad("dims", f"dims {list(v.dims)} hold {n} elements but no values are stored")
@@ -300,12 +324,12 @@ def _sparse_keys(s: _Sparse, indices: TensorView, linear: bool, bad: Bad) -> lis
     if any(d < 0 for d in dense) or indices.external or any(d < 0 for d in indices.dims):
         return None  # negative dims are reported where they are
     flat = _index_values(indices)
-    if flat is None or len(flat) != _count(indices.dims):
+    if flat is None or len(flat) != element_count(indices.dims):
         return None  # reported on indices itself
     if linear:
-        size = _count(dense)
+        size = element_count(dense)
         for i, k in enumerate(flat):
-            if not 0 <= k < size:
+            if not 0 <= k < (MAX_ELEMENTS if size is None else size):
                 bad(f"indices[{i}]", f"index {k} is outside the {size} elements of dims "
                                      f"{list(dense)}")  # fmt: skip
                 return None

@@ -12,23 +12,23 @@ returned as they are; the command escapes every line it prints.
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections import Counter
 
-from .._io.external import split_location
+from .._io.external import external_file_problem, parse_count, split_location
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import TensorProto
 from .model_rules import PROPS
 from .modelwalk import graphs, node_lists, tensors
+from .rules import element_count
 from .typetext import dims_text, elem_name, type_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["LIMIT", "declared_size", "summary"]
+__all__ = ["LIMIT", "declared_size", "size_text", "summary"]
 
 LIMIT = 20  # entries of a list shown before "... N more"
 _PLAIN = re.compile(r"[\w.:/@+-]+")
@@ -44,11 +44,15 @@ def declared_size(t: Any) -> int | None:
     """The bytes of a tensor's values as its metadata declares them: ``raw_data``'s
     length when set, else the element count times the element size (the external
     ``length`` when stored externally); None when unknown (a STRING tensor stored
-    externally, an unknown data type)."""
+    externally, an unknown data type, more elements than an int64 counts, a
+    ``length`` entry that is not a non-negative integer); 0 for a negative dim."""
     if t.data_location == TensorProto.EXTERNAL:
         for entry in t.external_data:
-            if entry.key == "length" and entry.value.isdigit():
-                return int(entry.value)
+            if entry.key == "length":
+                try:
+                    return parse_count(entry.value)
+                except ValueError:
+                    return None
     elif t.HasField("raw_data"):
         return len(t.raw_data)
     info = DATA_TYPES.get(t.data_type)
@@ -56,20 +60,36 @@ def declared_size(t: Any) -> int | None:
         return None
     if info.name == "STRING":
         return None if t.data_location == TensorProto.EXTERNAL else sum(map(len, t.string_data))
-    count = math.prod(t.dims) if all(d >= 0 for d in t.dims) else 0
-    return info.raw_size(count)
+    if any(d < 0 for d in t.dims):
+        return 0
+    count = element_count(t.dims)
+    return None if count is None else info.raw_size(count)
 
 
-def _size_text(n: int | None) -> str:
+_UNITS = ("KiB", "MiB", "GiB", "TiB")
+_EXACT_BITS = 1000  # a size of more bits is shown by its power of two
+
+
+def size_text(n: int | None) -> str:
+    """A size in bytes, as people read it: ``512 bytes``, ``1.5 KiB``, ...,
+    ``20480.0 TiB``; ``? bytes`` when unknown.  Whole-number arithmetic, so a
+    size of any magnitude prints (a float overflows past 2**1024), and one too
+    long to read is ``at least 2**N bytes``."""
     if n is None:
         return "? bytes"
     if n < 1024:
         return f"{n} bytes"
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
-        n_units = n / 1024
-        if n_units < 1024 or unit == "TiB":
-            return f"{n_units:.1f} {unit}"
-        n = int(n_units)
+    if n.bit_length() > _EXACT_BITS:
+        return f"at least 2**{n.bit_length() - 1} bytes"
+    for power, unit in enumerate(_UNITS):
+        if n < 1024 ** (power + 2) or unit == _UNITS[-1]:
+            # As the former float code: whole units of the step below, then
+            # tenths of this unit rounded half to even.
+            whole = n // 1024**power
+            tenths, rest = divmod(whole * 10, 1024)
+            if rest * 2 > 1024 or (rest * 2 == 1024 and tenths % 2):
+                tenths += 1
+            return f"{tenths // 10}.{tenths % 10} {unit}"
     raise AssertionError  # pragma: no cover
 
 
@@ -83,8 +103,9 @@ def _cut(lines: list[str], total: int, indent: str, what: str) -> list[str]:
 def summary(model: Any, base_dir: str | None = None) -> list[str]:
     """The summary of ``model`` (a ``ModelProto``), one line each, first line the
     model's versions.  ``base_dir`` is the model's folder: the external data
-    files its tensors name are looked for there (never opened); None does not
-    look.  Raises nothing for any decoded model."""
+    files its tensors name are looked for there (opened as the reader opens
+    them, never read); None does not look.  Raises nothing for any decoded
+    model."""
     lines = [_head(model)]
     lines += _opsets(model)
     if model.HasField("graph"):
@@ -175,11 +196,11 @@ def _initializers(model: Any) -> list[str]:
     sized = [(declared_size(t), i, t) for i, t in enumerate(graph.initializer)]
     total = sum(s for s, _, _ in sized if s is not None)
     unknown = sum(1 for s, _, _ in sized if s is None)
-    head = f"  initializers: {len(sized)}, {_size_text(total)}"
+    head = f"  initializers: {len(sized)}, {size_text(total)}"
     if unknown:
         head += f" (and {unknown} of unknown size)"
     sized.sort(key=lambda e: (-(e[0] if e[0] is not None else -1), e[1]))
-    shown = [f"    {_size_text(s):>12} {name_text(t.name)}: {elem_name(t.data_type)}"
+    shown = [f"    {size_text(s):>12} {name_text(t.name)}: {elem_name(t.data_type)}"
              f"{dims_text(t.dims)}{' external' if t.data_location else ''}"
              for s, _, t in sized[:LIMIT]]  # fmt: skip
     lines = [head, *_cut(shown, len(sized), "    ", "initializers")]
@@ -213,31 +234,39 @@ def _functions(model: Any) -> list[str]:
 
 def _external(model: Any, base_dir: str | None) -> list[str]:
     """The files external tensors name, the bytes they take from each, and whether
-    each is there.  A location that leaves the model's folder is not looked for."""
-    files: dict[str, list[int]] = {}
+    each is there and readable.  A location that leaves the model's folder is not
+    looked for."""
+    files: dict[str, tuple[list[int], Any]] = {}
     for _, t in tensors(model):
         if t.data_location != TensorProto.EXTERNAL:
             continue
         location = next((e.value for e in t.external_data if e.key == "location"), "")
-        entry = files.setdefault(location, [0, 0])
+        entry = files.setdefault(location, ([0, 0], t))[0]
         entry[0] += 1
         entry[1] += declared_size(t) or 0
     if not files:
         return []
-    shown = [f"    {name_text(loc)}: {count} tensors, {_size_text(size)}, "
-             f"{_where(loc, base_dir)}"
-             for loc, (count, size) in list(files.items())[:LIMIT]]  # fmt: skip
+    shown = [f"    {name_text(loc)}: {count} tensors, {size_text(size)}, "
+             f"{_where(loc, base_dir, first)}"
+             for loc, ([count, size], first) in list(files.items())[:LIMIT]]  # fmt: skip
     return [f"  external data files: {len(files)}", *_cut(shown, len(files), "    ", "files")]
 
 
-def _where(location: str, base_dir: str | None) -> str:
+def _where(location: str, base_dir: str | None, tensor: Any) -> str:
+    """Whether the file is there, opened as the reader opens it (following no link,
+    without blocking), for the first tensor that names it; nothing is read."""
     try:
         parts = split_location(location)
     except ValueError:
         return "refused (not a relative path inside the model's folder)"
     if base_dir is None:
         return "not looked for"
-    return "found" if os.path.isfile(os.path.join(base_dir, *parts)) else "missing"
+    problem = external_file_problem(tensor, base_dir)
+    if problem is None:
+        return "found"
+    if not os.path.lexists(os.path.join(base_dir, *parts)):
+        return "missing"
+    return f"unreadable ({problem})"
 
 
 def _metadata(model: Any) -> list[str]:

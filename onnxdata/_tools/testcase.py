@@ -29,6 +29,7 @@ from .._messages.declarations import (
 )
 from .._messages.graphs import ModelProto
 from .check import Violation, check
+from .external_files import external_violations
 from .typetext import DEPTH, dims_text, elem_name, type_text
 
 TYPE_CHECKING = False
@@ -116,8 +117,9 @@ def read_test_case(folder: str, model: ModelProto | None = None) -> TestCase:
 
 
 def check_test_case(folder: str, model: ModelProto | None = None) -> list[Violation]:
-    """Every violation of the test case in ``folder``: its model's (paths starting
-    ``model.onnx: ``), then its data files' (paths starting with the file).
+    """Every violation of the test case in ``folder``: its model's, its external data
+    files' included (paths starting ``model.onnx: ``), then its data files' (paths
+    starting with the file).
 
     Raises:
         ValueError: ``folder`` holds no ``model.onnx``.
@@ -128,7 +130,8 @@ def check_test_case(folder: str, model: ModelProto | None = None) -> list[Violat
         if not is_test_case(folder):
             raise ValueError(f"{folder!r} is not a test case: it holds no {MODEL_FILE}")
         model = load(os.path.join(folder, MODEL_FILE), ModelProto)
-    found = [Violation(f"{MODEL_FILE}: {v.path}", v.message) for v in check(model)]
+    own = check(model) + external_violations(model, folder)
+    found = [Violation(f"{MODEL_FILE}: {v.path}", v.message) for v in own]
     return found + read_test_case(folder, model).violations()
 
 

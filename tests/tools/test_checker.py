@@ -220,7 +220,7 @@ def test_a_tensor_needs_a_data_type(data_type: Any) -> None:
         (TensorProto(data_type=DT.STRING, dims=[1], raw_data=b"Test"), "not allowed"),
         (TensorProto(data_type=DT.INT32, dims=[1], float_data=[1.0]), "not allowed"),
         (TensorProto(data_type=DT.FLOAT, dims=[2, 3], raw_data=bytes(23)), "23 bytes"),
-        (TensorProto(data_type=DT.FLOAT, dims=[2**62, 2**62], raw_data=b"\0"), "1 bytes"),
+        (TensorProto(data_type=DT.FLOAT, dims=[2**62, 2**62], raw_data=b"\0"), "product overflow"),
         (TensorProto(data_type=DT.COMPLEX64, dims=[3], float_data=[0.0] * 5), "need 6"),
         (TensorProto(data_type=DT.UINT64, dims=[4], uint64_data=[0] * 3), "need 4"),
         (TensorProto(data_type=DT.FLOAT, dims=[0], float_data=[1.0]), "need 0"),
