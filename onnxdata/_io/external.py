@@ -184,7 +184,7 @@ def parse_count(text: str, what: str = "length", name: str = "") -> int:
     """
     if not _INTEGER.match(text):
         raise ValueError(f"External data {what} {text[:40]!r} of tensor {name!r} is not an integer")
-    sign, digits = ("-", text[1:]) if text[0] in "+-" else ("", text)
+    sign, digits = (text[0], text[1:]) if text[0] in "+-" else ("", text)
     digits = digits.lstrip("0") or "0"
     if len(digits) > MAX_DIGITS:
         raise ValueError(f"External data {what} of tensor {name!r} has {len(digits)} digits: "

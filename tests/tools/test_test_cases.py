@@ -25,9 +25,9 @@ import onnxdata
 from onnxdata._tools.terminal import printable
 from onnxdata._tools.testcase import is_test_case, read_test_case
 from onnxdata.cli import main
+from tests.support.paths import ROOT
 
 ONNX_DIR = pathlib.Path(onnx.__file__).parent
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE_CASES = sorted(
     p for p in (ONNX_DIR / "backend" / "test" / "data").glob("*/*") if is_test_case(str(p))
 )
