@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LIMIT", "declared_size", "size_text", "summary"]
 
 LIMIT = 20  # entries of a list shown before "... N more"
+_RANK = 8  # dims of an initializer shown before its rank
 _PLAIN = re.compile(r"[\w.:/@+-]+")
 
 
@@ -201,14 +202,15 @@ def _initializers(model: Any) -> list[str]:
         head += f" (and {unknown} of unknown size)"
     sized.sort(key=lambda e: (-(e[0] if e[0] is not None else -1), e[1]))
     shown = [f"    {size_text(s):>12} {name_text(t.name)}: {elem_name(t.data_type)}"
-             f"{dims_text(t.dims)}{' external' if t.data_location else ''}"
+             f"{dims_text(t.dims, _RANK)}{' external' if t.data_location else ''}"
              for s, _, t in sized[:LIMIT]]  # fmt: skip
     lines = [head, *_cut(shown, len(sized), "    ", "initializers")]
     sparse = graph.sparse_initializer
     if sparse:
         lines.append(f"  sparse initializers: {len(sparse)}")
         shown = [f"    {name_text(s.values.name)}: {elem_name(s.values.data_type)}"
-                 f"{dims_text(s.dims)}, {_nnz(s)} non-zero" for s in sparse[:LIMIT]]  # fmt: skip
+                 f"{dims_text(s.dims, _RANK)}, {_nnz(s)} non-zero"
+                 for s in sparse[:LIMIT]]  # fmt: skip
         lines += _cut(shown, len(sparse), "    ", "sparse initializers")
     nested = sum(len(g.initializer) for path, g in graphs(model) if path != "graph")
     if nested:

@@ -30,8 +30,12 @@ def elem_name(elem_type: Any) -> str:
     return found.name if found is not None else str(elem_type)
 
 
-def dims_text(dims: Any) -> str:
-    """``[2,3]`` for a tensor's ``dims`` (``[]``: a scalar)."""
+def dims_text(dims: Any, limit: int | None = None) -> str:
+    """``[2,3]`` for a tensor's ``dims`` (``[]``: a scalar); past ``limit`` dims,
+    the first ``limit`` and the rank: ``[2,2,...(300 dims)]``."""
+    if limit is not None and len(dims) > limit:
+        shown = ",".join(str(d) for d in dims[:limit])
+        return f"[{shown},...({len(dims)} dims)]"
     return "[" + ",".join(str(d) for d in dims) + "]"
 
 
