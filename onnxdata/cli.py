@@ -323,7 +323,13 @@ def _load(path: str, type_name: str | None) -> Message:
 
     fmt = _format(path)
     cls = None if type_name is None else TYPES[type_name]
-    found: Message = load(path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls)
+    try:
+        found: Message = load(path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls)
+    except ValueError as err:
+        if fmt == DEFAULT_FORMAT or cls not in (None, ModelProto):
+            raise
+        raise CommandError(f"{_one_line(err)} (read as a model in {fmt}, as its extension "
+                           "says: --type names another type)") from None  # fmt: skip
     return found
 
 
@@ -429,7 +435,7 @@ def _show_model(path: str) -> list[str]:
     """A model's summary: its metadata only, never an initializer's values."""
     from ._tools.summary import summary
 
-    head, *lines = summary(_load_model(path), os.path.dirname(os.path.abspath(path)))
+    head, *lines = summary(_load(path, "model"), os.path.dirname(os.path.abspath(path)))
     return [f"{path}: {head}", *lines]
 
 

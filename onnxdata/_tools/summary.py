@@ -48,12 +48,13 @@ def declared_size(t: Any) -> int | None:
     externally, an unknown data type, more elements than an int64 counts, a
     ``length`` entry that is not a non-negative integer); 0 for a negative dim."""
     if t.data_location == TensorProto.EXTERNAL:
-        for entry in t.external_data:
-            if entry.key == "length":
-                try:
-                    return parse_count(entry.value)
-                except ValueError:
-                    return None
+        # The last entry of a key counts, as the reader takes it (and onnx).
+        length = next((e.value for e in reversed(t.external_data) if e.key == "length"), None)
+        if length is not None:
+            try:
+                return parse_count(length)
+            except ValueError:
+                return None
     elif t.HasField("raw_data"):
         return len(t.raw_data)
     info = DATA_TYPES.get(t.data_type)

@@ -140,6 +140,11 @@ def test_a_data_message_in_json_is_read_as_the_type_given(
     assert status == 0 and out.startswith(f"{path}: TensorProto")
     assert "'t'" in out and "[0.0, 1.0, 2.0]" in out
     assert run(capsys, "check", "--type", "tensor", path)[:2] == (0, "")
+    for command in ("show", "check", "json"):  # unnamed, it is read as its extension says
+        status, out, err = run(capsys, command, path)
+        assert (status, out) == (2, "") and err.count("\n") == 1
+        assert err.endswith("(read as a model in json, as its extension says: --type names "
+                            "another type)\n")  # fmt: skip
 
 
 @pytest.mark.parametrize("extension", [".onnxtxt", ".onnxtext"])
