@@ -74,6 +74,8 @@ def test_a_cut_model_fails_check_as_onnx_checker_fails_it(
     status, out, err = run(capsys, "show", path)
     assert (status, err) == (0, "")
     assert out.startswith(f"{path}: ModelProto ir_version=")
+    status, _, err = run(capsys, "to-npy", path, "-o", tmp_path / "w.npy")
+    assert status == 2 and "is a model: name the initializer" in err
     # The same bytes without the extension are detected, as before: an empty TensorProto.
     bare = tmp_path / "model"
     bare.write_bytes(data)

@@ -255,7 +255,8 @@ def _gap_lines(folder: pathlib.Path, number: int) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("number", [7, 20_000_000, 1_000_000_000, 10**60])
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_AS is POSIX")
+@pytest.mark.parametrize("number", [7, 1_000_000_000, 10**60])
 def test_a_huge_number_in_a_file_name_is_two_violations_in_bounded_memory(
     number: int, tmp_path: pathlib.Path
 ) -> None:
