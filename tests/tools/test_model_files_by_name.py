@@ -213,13 +213,23 @@ def _missing(tmp_path: pathlib.Path, data: pathlib.Path) -> None:
     pass
 
 
+def _linked_folder(tmp_path: pathlib.Path, data: pathlib.Path) -> None:
+    """The location ``up/w.bin`` goes through ``up``, a link to a folder outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "w.bin").write_bytes(bytes(16))
+    os.symlink(outside, data.parent / "up")
+
+
 REFUSED = {
     "missing": (_missing, "cannot be opened: No such file or directory"),
     "symlink out of the folder": (_symlink, "is a symbolic link"),
     "hard link to an outside file": (_hard_link, "has 2 hard links"),
     "FIFO": (_fifo, "is not a regular file"),
     "directory": (_directory, "is not a regular file"),
+    "a folder on the way linked out": (_linked_folder, "is a symbolic link"),
 }
+_LOCATIONS = {"a folder on the way linked out": "up/w.bin"}
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
@@ -230,7 +240,8 @@ def test_check_refuses_the_external_data_onnx_refuses(
     if make is _fifo and not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs here")
     folder = tmp_path / "m"
-    path = external_model(folder, "w.bin")
+    location = _LOCATIONS.get(case, "w.bin")
+    path = external_model(folder, location)
     make(tmp_path, folder / "w.bin")
     assert onnx_refuses(path) is not None
     status, out, err = run(capsys, "check", path)
@@ -239,7 +250,7 @@ def test_check_refuses_the_external_data_onnx_refuses(
     assert reason in out and out.count("\n") == 1
     status, out, err = run(capsys, "show", path)  # show says so, and reads nothing
     assert (status, err) == (0, "")
-    assert out.splitlines()[-1].startswith("    w.bin: 1 tensors, 16 bytes, ")
+    assert out.splitlines()[-1].startswith(f"    {location}: 1 tensors, 16 bytes, ")
     assert out.splitlines()[-1].endswith("missing" if case == "missing" else ")")
     # A test case's model is checked the same way.
     status, out, _ = run(capsys, "check", folder)
