@@ -22,7 +22,7 @@ import operator
 from array import array
 from operator import attrgetter
 
-from .._core.codegen import build
+from .._core.codegen import Emitter
 from .._core.foreign import describe, foreign_name
 from .._core.kinds import integer
 from .._core.schema import (
@@ -297,16 +297,31 @@ def _make_fast(
     # its slot (read here as an empty list, never mutated), and reading the
     # property would make its container.
     names = [f.slot for f in spec.fields]
-    env: dict[str, Any] = {"array": array, "EMPTY": []}
-    lines = ["def read_fields(msg):", "    problems = []"]
-    if names:  # attrgetter of one name gives the value, of several a tuple
-        env["get"] = attrgetter(*names)
-        lines.append(f"    ({', '.join(f'v{i}' for i in range(len(names)))},) = get(msg)")
-        if len(names) == 1:
-            lines[-1] = "    v0 = get(msg)"
-    for i, f in enumerate(spec.fields):
-        if f.repeated:
-            lines.append(f"    if v{i} is None:\n        v{i} = EMPTY")
+    emit = Emitter({"array": array, "EMPTY": []})
+    env = emit.env
+    with emit.block("def read_fields(msg):"):
+        emit("problems = []")
+        if len(names) == 1:  # attrgetter of one name gives the value, of several a tuple
+            emit("v0 = get(msg)")
+        elif names:
+            emit(f"({', '.join(f'v{i}' for i in range(len(names)))},) = get(msg)")
+        if names:
+            env["get"] = attrgetter(*names)
+        for i, f in enumerate(spec.fields):
+            if f.repeated:
+                emit(f"if v{i} is None:\n    v{i} = EMPTY")
+        _read_each(emit, spec, readers)
+        fields = ", ".join(f"{name!r}: v{i}" for i, (name, _) in enumerate(readers))
+        emit(f"return {{{fields}}}, problems")
+    made: Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]] = emit.build(
+        f"<onnxdata check reader {spec.name}>"
+    )["read_fields"]
+    return made
+
+
+def _read_each(emit: Emitter, spec: MessageSpec, readers: tuple[tuple[str, _Reader], ...]) -> None:
+    """Each field's inline test, then its reader for any value the test does not pass."""
+    env = emit.env
     for i, (f, (_, read)) in enumerate(zip(spec.fields, readers, strict=True)):
         v = f"v{i}"
         env[f"read{i}"] = read
@@ -330,17 +345,9 @@ def _make_fast(
             test = f"{v} is None or type({v}) is cls{i}"
         else:
             test = f"{v} is None"
-        lines += [
-            f"    if not ({test}):",
-            f"        {v}, where, problem = read{i}({v})",
-            "        if problem is not None:",
-            "            problems.append((where, problem))",
-        ]
-    fields = ", ".join(f"{name!r}: v{i}" for i, (name, _) in enumerate(readers))
-    lines.append(f"    return {{{fields}}}, problems")
-    build("\n".join(lines), f"<onnxdata check reader {spec.name}>", env)
-    made: Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]] = env["read_fields"]
-    return made
+        with emit.labelled(f.name), emit.block(f"if not ({test}):"):
+            emit(f"{v}, where, problem = read{i}({v})")
+            emit("if problem is not None:\n    problems.append((where, problem))")
 
 
 def _ascii_strs(items: list[Any]) -> bool:
