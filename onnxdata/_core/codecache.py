@@ -6,7 +6,7 @@ small model with subgraphs).  The generators still write their source (it
 also binds the names each function reads, and ``linecache`` shows it), but
 the code object of a source compiled once is read back from a file here.
 
-A file is addressed by its source: its name is two checksums of the Python
+A file is addressed by its source: its name is a checksum of the Python
 version, the source's file name and the source; its content is that key
 text in full, then the marshalled code object and a CRC-32 of it.  A file is
 used only if the key text it holds is exactly the one looked for and the
@@ -34,10 +34,11 @@ import sys
 import zlib
 from types import CodeType
 
-__all__ = ["compiled", "folder"]
+__all__ = ["cached", "folder", "keep"]
 
 _MAGIC = b"onnxdata generated code 1\n"
 _HEAD = len(_MAGIC) + 12  # then three 4-byte little-endian numbers
+_MOST = 1 << 24  # no generated piece is near this: a larger file is not one of ours
 _VERSION = f"{sys.implementation.cache_tag} {sys.version}\0"
 
 
@@ -52,34 +53,47 @@ def folder() -> tuple[str | None, bool]:
     return os.path.join(here, "__pycache__", "generated"), not sys.dont_write_bytecode
 
 
-def compiled(source: str, filename: str) -> CodeType:
-    """The code of ``source`` compiled under ``filename``: from the cache, or
-    compiled (and then stored when the cache may be written).
-
-    Raises:
-        SyntaxError: the generator wrote invalid source (a bug, never input).
-    """
+def _place(source: str, filename: str) -> tuple[str, bytes, str, bool] | None:
+    """The folder, the key text, the file and whether it may be written; None: no cache."""
     where, writable = folder()
     if where is None:
-        return compile(source, filename, "exec")
+        return None
     key = (_VERSION + filename + "\0" + source).encode("utf-8", "surrogatepass")
-    path = os.path.join(where, f"{zlib.crc32(key):08x}{zlib.adler32(key):08x}.code")
-    code = _read(path, key)
-    if code is None:
-        code = compile(source, filename, "exec")
-        if writable:
-            _write(where, path, key, code)
-    return code
+    return where, key, os.path.join(where, f"{zlib.crc32(key):08x}.code"), writable
+
+
+def cached(source: str, filename: str) -> CodeType | None:
+    """The code kept for ``source`` compiled under ``filename``, or None.
+
+    A file is named by a CRC-32 of its key only: two keys of one checksum
+    share the file (the last written wins), and each is checked in full.
+    """
+    place = _place(source, filename)
+    return None if place is None else _read(place[2], place[1])
+
+
+def keep(source: str, filename: str, code: CodeType) -> None:
+    """Store ``code``, compiled from ``source`` under ``filename``, where the
+    cache may be written; any failure leaves the cache as it was."""
+    place = _place(source, filename)
+    if place is not None and place[3]:
+        _write(place[0], place[2], place[1], code)
 
 
 def _read(path: str, key: bytes) -> CodeType | None:
     """The code kept in ``path`` for ``key``, or None if there is none, or it is
     for another key, or its bytes fail their checksum."""
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size) if size < _MOST else b""
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if len(data) < _HEAD or not data.startswith(_MAGIC):
         return None
     head = len(_MAGIC)

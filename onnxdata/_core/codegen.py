@@ -27,14 +27,12 @@ the line's text.
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from threading import Lock
 
-from .codecache import compiled
+from .codecache import cached, keep
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Iterator
     from typing import Any
 
 __all__ = ["Emitter", "build", "generated", "indent", "register"]
@@ -74,31 +72,25 @@ class Emitter:
     def __call__(self, text: str) -> None:
         """Write ``text`` (one line or several, indented relative to each
         other) at the present depth."""
-        pad = _STEP * self._depth
-        for line in text.splitlines():
-            self._lines.append(pad + line if line else line)
-            if self._label is not None:
-                self._labels[len(self._lines)] = self._label
+        lines = self._lines
+        start = len(lines)
+        if self._depth:
+            pad = _STEP * self._depth
+            lines += [pad + line if line else line for line in text.splitlines()]
+        else:
+            lines += text.splitlines()
+        if self._label is not None:
+            self._labels.update(dict.fromkeys(range(start + 1, len(lines) + 1), self._label))
 
-    @contextmanager
-    def block(self, header: str = "", levels: int = 1) -> Iterator[None]:
-        """Write ``header`` (if any), then what the ``with`` body writes ``levels`` deeper."""
+    def block(self, header: str = "", levels: int = 1) -> _Deeper:
+        """Write ``header`` (if any); what the ``with`` body writes goes ``levels`` deeper."""
         if header:
             self(header)
-        self._depth += levels
-        try:
-            yield
-        finally:
-            self._depth -= levels
+        return _Deeper(self, levels)
 
-    @contextmanager
-    def labelled(self, label: Any) -> Iterator[None]:
+    def labelled(self, label: Any) -> _Labelled:
         """Record every line the ``with`` body writes under ``label``."""
-        outer, self._label = self._label, label
-        try:
-            yield
-        finally:
-            self._label = outer
+        return _Labelled(self, label)
 
     def bind(self, name: str, value: Any) -> str:
         """Bind ``name`` to ``value`` in the environment; return ``name``.
@@ -126,6 +118,40 @@ class Emitter:
     def build(self, filename: str, *, at_import: bool = False) -> dict[str, Any]:
         """Compile the source and run it in the environment (see :func:`build`)."""
         return build(self.source(), filename, self.env, at_import=at_import)
+
+
+class _Deeper:
+    """The body of :meth:`Emitter.block` (a class, not a generator: a decoder's
+    generation enters some hundreds of them)."""
+
+    __slots__ = ("emit", "levels")
+
+    def __init__(self, emit: Emitter, levels: int) -> None:
+        self.emit = emit
+        self.levels = levels
+
+    def __enter__(self) -> None:
+        self.emit._depth += self.levels
+
+    def __exit__(self, *exc: object) -> None:
+        self.emit._depth -= self.levels
+
+
+class _Labelled:
+    """The body of :meth:`Emitter.labelled`."""
+
+    __slots__ = ("emit", "label", "outer")
+
+    def __init__(self, emit: Emitter, label: Any) -> None:
+        self.emit = emit
+        self.label = label
+        self.outer: Any = None
+
+    def __enter__(self) -> None:
+        self.outer, self.emit._label = self.emit._label, self.label
+
+    def __exit__(self, *exc: object) -> None:
+        self.emit._label = self.outer
 
 
 _LOCK = Lock()
@@ -160,7 +186,11 @@ def build(
             _WAITING.append(name)
     if not at_import or "linecache" in sys.modules:
         register()
-    exec(compiled(source, name), env)
+    code = cached(source, name)
+    if code is None:
+        code = compile(source, name, "exec")
+        keep(source, name, code)
+    exec(code, env)
     return env
 
 
