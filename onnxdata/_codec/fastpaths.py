@@ -46,11 +46,11 @@ class FastPath:
     generated code).
     """
 
-    __slots__ = ("general", "generator", "kinds", "marks", "name", "option", "side", "takes")
+    __slots__ = ("general", "generator", "kinds", "marks", "option", "side", "takes", "title")
 
     def __init__(
         self,
-        name: str,
+        title: str,
         *,
         side: str,
         option: str,
@@ -60,7 +60,7 @@ class FastPath:
         kinds: tuple[str, ...] = (),
         marks: tuple[str, ...] = (),
     ) -> None:
-        self.name = name
+        self.title = title
         self.side = side
         self.option = option
         self.generator = generator
@@ -70,7 +70,7 @@ class FastPath:
         self.marks = marks
 
     def __repr__(self) -> str:
-        return f"FastPath({self.name!r}, {self.side}, option={self.option!r})"
+        return f"FastPath({self.title!r}, {self.side}, option={self.option!r})"
 
 
 def _one_byte(f: FieldSpec) -> bool:

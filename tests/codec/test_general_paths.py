@@ -266,10 +266,10 @@ def test_every_fast_path_is_registered() -> None:
         assert kinds <= named, (side, kinds - named)
 
 
-@pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.title)
 def test_each_fast_path_is_taken_and_only_on_the_fast_side(path: fastpaths.FastPath) -> None:
     classes = taking(path)
-    assert classes, f"no declaration takes {path.name}"
+    assert classes, f"no declaration takes {path.title}"
     fast = "".join(sources(cls, path.side) for cls in classes)
     assert [m for m in path.marks if m not in fast] == []
     with general(True):
@@ -374,7 +374,7 @@ def typical(
     return _typical(cls, depth, only, must)
 
 
-@pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.title)
 @settings(max_examples=ms.scaled(0.1), deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1))
 def test_each_fast_path_agrees_with_its_general_path(

@@ -51,10 +51,10 @@ TAKEN = [
 
 def test_the_registry_names_the_paths_of_graphs() -> None:
     # Strings inline and in runs, closed enums, small elements: each taken here.
-    names = {path.name for _, path in TAKEN}
+    names = {path.title for _, path in TAKEN}
     assert {"strings inline, runs of strings", "closed enums' one-byte values"} <= names
     assert (TensorShapeProto, "small elements made inline") in {
-        (cls, path.name) for cls, path in TAKEN
+        (cls, path.title) for cls, path in TAKEN
     }
 
 
@@ -63,7 +63,7 @@ def _general(monkeypatch: pytest.MonkeyPatch, on: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    ("cls", "path"), TAKEN, ids=[f"{c.__qualname__}-{p.name}" for c, p in TAKEN]
+    ("cls", "path"), TAKEN, ids=[f"{c.__qualname__}-{p.title}" for c, p in TAKEN]
 )
 def test_only_the_fast_sources_hold_the_model_paths(
     cls: type, path: fastpaths.FastPath, monkeypatch: pytest.MonkeyPatch
