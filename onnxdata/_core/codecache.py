@@ -122,7 +122,8 @@ def _write(where: str, path: str, key: bytes, code: CodeType) -> None:
     temporary = f"{path}.{os.getpid()}.{id(code):x}.tmp"
     try:
         os.makedirs(where, exist_ok=True)
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        fd = os.open(temporary, flags, 0o644)
         try:
             with open(fd, "wb") as file:
                 file.write(_MAGIC + head + key + payload)
