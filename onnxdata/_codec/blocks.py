@@ -283,12 +283,7 @@ def _fast_string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any
     if native >= 0x80:
         return [(f"tag == {native}", f"{_READ_LENGTH}\n{held}.append({_TEXT})\npos += n")]
     element = f"{_READ_LENGTH}\nvalues.append({_TEXT})\npos += n"
-    run = (
-        f"values = {held}\nwhile True:\n{indent(element)}\n"
-        f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
-        "    else:\n        break"
-    )
-    return [(f"tag == {native}", run)]
+    return [(f"tag == {native}", f"values = {held}\n{_run(element, native)}")]
 
 
 def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
@@ -380,13 +375,16 @@ def _fast_messages(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> Bloc
     )
     if not one_byte:
         return [(f"tag == {native}", f"{_DEPTH}{values}{element}")]
-    # Elements come in runs: read the run in one go, predicting the next tag.
-    run = (
-        f"{_DEPTH}{values}while True:\n{indent(element)}\n"
+    return [(f"tag == {native}", f"{_DEPTH}{values}{_run(element, native)}")]
+
+
+def _run(element: str, native: int) -> str:
+    """A run of one field read in one go, predicting the next tag (one byte)."""
+    return (
+        f"while True:\n{indent(element)}\n"
         f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
         "    else:\n        break"
     )
-    return [(f"tag == {native}", run)]
 
 
 GENERAL: dict[str, Writer] = {
