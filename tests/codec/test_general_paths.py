@@ -7,10 +7,7 @@ the fast paths' code; numpy's and the lanes' varint code is never called;
 and a broad sample (random messages, and mutations of their bytes: cuts,
 flips, forged lengths, unknown fields) decodes to equal messages, or fails
 with the same error (reason, offset, path), and encodes to the same bytes or
-the same error, on both paths, in both decode modes.  Each fast path of the
-registry (``_codec/fastpaths.py``) is taken by some declaration, only the
-fast sources hold its text, and messages of typical values that hold a field
-taking it (drawn from the schema alone) agree on both paths.
+the same error, on both paths, in both decode modes.
 """
 
 from __future__ import annotations
@@ -234,6 +231,10 @@ def spec_slot(cls: type, name: str) -> str:
 
 
 # -- the registry: each fast path against its general path ------------------------
+# Each fast path of the registry (``_codec/fastpaths.py``) is taken by some
+# declaration, only the fast sources hold its text, and messages of typical
+# values that hold a field taking it (drawn from the schema alone) agree on
+# both paths.
 
 
 def taking(path: fastpaths.FastPath) -> list[type]:
