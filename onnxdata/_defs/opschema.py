@@ -32,6 +32,7 @@ from .schema import (
     attribute,
     constraint,
     constraint_of,
+    kind_of,
     parameter,
     typed,
 )
@@ -63,8 +64,8 @@ class OpSchema:
 
     __slots__ = (
         "_arity", "_attributes", "_constraints", "_contextual", "_deprecated", "_determinism",
-        "_doc", "_domain", "_final", "_functions", "_inference", "_inputs", "_name", "_outputs",
-        "_since", "_support",
+        "_doc", "_domain", "_file", "_final", "_functions", "_inference", "_inputs", "_name",
+        "_outputs", "_since", "_support",
     )  # fmt: skip
 
     def __init__(
@@ -87,6 +88,7 @@ class OpSchema:
         self._since = since_version
         self._doc: str | None = _text(doc, "doc") or None
         self._deprecated = False
+        self._file = "unknown"  # what onnx says of a schema built in Python
         self._support = SupportType.COMMON
         self._determinism = NodeDeterminism(node_determinism)
         self._final = False
@@ -149,8 +151,9 @@ class OpSchema:
 
     @property
     def file(self) -> str:
-        """Where onnx defined the schema in C++: not copied, "" (docs/compat.md)."""
-        return ""
+        """Where onnx defined the schema in C++: not copied, "" (docs/compat.md); "unknown"
+        for a schema built in Python, as onnx."""
+        return self._file
 
     @property
     def line(self) -> int:
@@ -208,7 +211,7 @@ class OpSchema:
         """onnx's ``GetNodeDeterminism``: declared, or derived when declared Unknown."""
         if self._final or self._determinism is not NodeDeterminism.Unknown:
             return self._determinism
-        if any(a.type in _GRAPHS for a in self._attributes.values()):
+        if any(kind_of(a) in _GRAPHS for a in self._attributes.values()):
             return NodeDeterminism.NonDeterministic
         if self._contextual:
             return NodeDeterminism.Unknown
@@ -348,7 +351,7 @@ def from_record(record: Sequence[Any], type_lists: Sequence[Sequence[str]]) -> O
     """The schema a catalog record describes (tests/support/defs_generate.py's layout)."""
     made = OpSchema.__new__(OpSchema)
     made._name, made._domain, made._since = record[NAME], record[DOMAIN], record[SINCE]
-    made._doc, made._deprecated = "", record[DEPRECATED]
+    made._doc, made._deprecated, made._file = "", record[DEPRECATED], ""
     made._arity = record[ARITY]
     support, determinism = record[LEVELS]
     made._support, made._determinism = SupportType(support), NodeDeterminism(determinism)

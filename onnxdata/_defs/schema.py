@@ -192,14 +192,14 @@ class Attribute:
             raise TypeError("Attribute() takes a type or a default_value (one of the two)")
         value = type if default_value is None else default_value
         if isinstance(value, AttrType):
-            self._type = value
+            self._type = int(value)
             self._required = True if required is None else bool(required)
             self._default = b""
             return
         if required is not None:
             raise TypeError("Attribute(): required= is taken only with a type, not a default")
         self._default = bytes(value.SerializeToString())
-        self._type = AttrType(AttributeProto.decode(self._default).type)
+        self._type = AttributeProto.decode(self._default).type  # checked when read, as onnx
         self._required = False
 
     @property
@@ -212,7 +212,10 @@ class Attribute:
 
     @property
     def type(self) -> AttrType:
-        return self._type
+        """The type; ValueError when a default's type is none of AttrType's, as onnx."""
+        if self._type not in AttrType._value2member_map_:
+            raise ValueError(f"{self._type} is not a valid AttrType.")  # onnx's words
+        return AttrType(self._type)
 
     @property
     def required(self) -> bool:
@@ -320,10 +323,15 @@ def typed(
     )
 
 
+def kind_of(attribute: Attribute) -> int:
+    """The attribute's type as a number, which may be none of AttrType's (a bad default)."""
+    return attribute._type
+
+
 def attribute(name: str, kind: int, required: bool, default: bytes) -> Attribute:
     """An attribute from the catalog's facts (no prose), without re-checking them."""
     made = Attribute.__new__(Attribute)
-    made._name, made._description, made._type = name, "", AttrType(kind)
+    made._name, made._description, made._type = name, "", kind
     made._required, made._default = required, default
     return made
 
