@@ -94,7 +94,7 @@ class OpSchema:
         self._final = False
         self._inference = (False, False)
         self._functions: tuple[tuple[int, bytes], ...] = ()
-        self._contextual: tuple[tuple[int, bytes], ...] = ()
+        self._contextual: tuple[tuple[int, tuple[bytes, ...], tuple[Any, ...]], ...] = ()
         constraints = [constraint_of(item) for item in type_constraints]
         allowed: dict[str, frozenset[str]] = {}
         for tc in constraints:
@@ -241,11 +241,11 @@ class OpSchema:
 
     @property
     def context_dependent_function_opset_versions(self) -> list[int]:
-        return [v for v, _ in self._contextual]
+        return [v for v, _, _ in self._contextual]
 
     @property
     def all_function_opset_versions(self) -> list[int]:
-        return sorted({v for v, _ in (*self._functions, *self._contextual)})
+        return sorted({v for v, *_ in (*self._functions, *self._contextual)})
 
     @property
     def _function_body(self) -> bytes:
@@ -277,21 +277,34 @@ class OpSchema:
         """The context-dependent body onnx builds for ``node_proto`` at ``opset_version``.
 
         b"" when the schema has no builder for exactly that version, as onnx.  onnx builds the
-        body with C++ code from the node's attributes and its inputs' types; the catalog keeps
-        what it builds for a node with no attributes and no known input types, so that is what
-        is answered (b"" where onnx needs more).  Raises NotImplementedError for a node with
-        attributes or with ``input_types``; DecodeError when ``node_proto`` is not a NodeProto.
+        body with C++ code from the node's attributes, its inputs' types and which inputs and
+        outputs it names; the catalog keeps what onnx builds for every pattern of named inputs
+        and outputs of a node with no attributes and no known input types (b"" where onnx
+        builds nothing).  Raises NotImplementedError for a node outside that (attributes,
+        ``input_types``, more inputs or outputs than the schema declares); DecodeError when
+        ``node_proto`` is not a NodeProto.
         """
         node = NodeProto.decode(node_proto)
-        body = dict(self._contextual).get(opset_version)
-        if body is None:
+        found = [entry for entry in self._contextual if entry[0] == opset_version]
+        if not found:
             return b""
-        if node.attribute or input_types:
+        _, bodies, patterns = found[0]
+        if (
+            node.attribute
+            or input_types
+            or len(node.input) > len(self._inputs)
+            or len(node.output) > len(self._outputs)
+        ):
             raise NotImplementedError(
                 "onnxdata has the context-dependent function bodies of nodes with no attributes"
                 " and no input types only (docs/compat.md)"
             )
-        return body
+        ins = sum(1 << k for k, name in enumerate(node.input) if name)
+        outs = sum(1 << k for k, name in enumerate(node.output) if name)
+        for pattern_in, pattern_out, index in patterns:
+            if (pattern_in, pattern_out) == (ins, outs):
+                return bytes(bodies[index])
+        return b""
 
     def __repr__(self) -> str:
         return (

@@ -359,7 +359,7 @@ SCHEMAS = (
             ('q_num_heads', 2, False, b''), ('scale', 1, False, b''),
             ('is_causal', 2, False, b'\n\tis_causal\x18\x00\xa0\x01\x02'),
         ),
-        (('T1', 3), ('T2', 3), ('U', 8)), (), ((23, b''),),
+        (('T1', 3), ('T2', 3), ('U', 8)), (), ((23, (), ()),),
     ),
     (
         'Attention', '', 24, False, (3, 7, 1, 4), (0, 2), (True, False),
@@ -383,7 +383,7 @@ SCHEMAS = (
             ('q_num_heads', 2, False, b''), ('scale', 1, False, b''),
             ('is_causal', 2, False, b'\n\tis_causal\x18\x00\xa0\x01\x02'),
         ),
-        (('T1', 3), ('T2', 3), ('U', 8)), (), ((24, b''),),
+        (('T1', 3), ('T2', 3), ('U', 8)), (), ((24, (), ()),),
     ),
     (
         'Attention', '', 25, False, (3, 7, 1, 4), (0, 2), (True, False),
@@ -415,7 +415,7 @@ SCHEMAS = (
             ('q_num_heads', 2, False, b''), ('scale', 1, False, b''),
             ('is_causal', 2, False, b'\n\tis_causal\x18\x00\xa0\x01\x02'),
         ),
-        (('T1', 3), ('T2', 3), ('U', 8)), (), ((25, b''),),
+        (('T1', 3), ('T2', 3), ('U', 8)), (), ((25, (), ()),),
     ),
     (
         'AveragePool', '', 1, False, (1, 1, 1, 1), (0, 2), (True, False),
@@ -592,13 +592,13 @@ SCHEMAS = (
         'Bernoulli', '', 15, False, (1, 1, 1, 1), (0, 1), (True, False),
         (('input', 'T1', 0, True, 1, 0),), (('output', 'T2', 0, True, 1, 0),),
         (('dtype', 2, False, b''), ('seed', 1, False, b'')), (('T1', 0), ('T2', 10)), (),
-        ((15, b''),),
+        ((15, (), ()),),
     ),
     (
         'Bernoulli', '', 22, False, (1, 1, 1, 1), (0, 1), (True, False),
         (('input', 'T1', 0, True, 1, 0),), (('output', 'T2', 0, True, 1, 0),),
         (('dtype', 2, False, b''), ('seed', 1, False, b'')), (('T1', 3), ('T2', 8)), (),
-        ((22, b''),),
+        ((22, (), ()),),
     ),
     (
         'BitCast', '', 26, False, (1, 1, 1, 1), (0, 2), (True, False),
@@ -747,20 +747,20 @@ SCHEMAS = (
     (
         'CastLike', '', 15, False, (2, 2, 1, 1), (0, 2), (True, False),
         (('input', 'T1', 0, True, 1, 1), ('target_type', 'T2', 0, True, 1, 2)),
-        (('output', 'T2', 0, True, 1, 1),), (), (('T1', 17), ('T2', 17)), (), ((15, b''),),
+        (('output', 'T2', 0, True, 1, 1),), (), (('T1', 17), ('T2', 17)), (), ((15, (), ()),),
     ),
     (
         'CastLike', '', 19, False, (2, 2, 1, 1), (0, 2), (True, False),
         (('input', 'T1', 0, True, 1, 1), ('target_type', 'T2', 0, True, 1, 2)),
         (('output', 'T2', 0, True, 1, 1),),
         (('saturate', 2, False, b'\n\x08saturate\x18\x01\xa0\x01\x02'),), (('T1', 18), ('T2', 18)),
-        (), ((19, b''),),
+        (), ((19, (), ()),),
     ),
     (
         'CastLike', '', 21, False, (2, 2, 1, 1), (0, 2), (True, False),
         (('input', 'T1', 0, True, 1, 1), ('target_type', 'T2', 0, True, 1, 2)),
         (('output', 'T2', 0, True, 1, 1),),
         (('saturate', 2, False, b'\n\x08saturate\x18\x01\xa0\x01\x02'),), (('T1', 24), ('T2', 24)),
-        (), ((21, b''),),
+        (), ((21, (), ()),),
     ),
 )

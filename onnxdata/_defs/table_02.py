@@ -9,7 +9,7 @@ SCHEMAS = (
         (('input', 'T1', 0, True, 1, 1), ('target_type', 'T2', 0, True, 1, 2)),
         (('output', 'T2', 0, True, 1, 1),),
         (('saturate', 2, False, b'\n\x08saturate\x18\x01\xa0\x01\x02'),), (('T1', 20), ('T2', 20)),
-        (), ((23, b''),),
+        (), ((23, (), ()),),
     ),
     (
         'CastLike', '', 24, False, (2, 2, 1, 1), (0, 2), (True, False),
@@ -19,7 +19,7 @@ SCHEMAS = (
             ('round_mode', 3, False, b'\n\nround_mode"\x02up\xa0\x01\x03'),
             ('saturate', 2, False, b'\n\x08saturate\x18\x01\xa0\x01\x02'),
         ),
-        (('T1', 21), ('T2', 21)), (), ((24, b''),),
+        (('T1', 21), ('T2', 21)), (), ((24, (), ()),),
     ),
     (
         'CastLike', '', 25, False, (2, 2, 1, 1), (0, 2), (True, False),
@@ -29,7 +29,7 @@ SCHEMAS = (
             ('round_mode', 3, False, b'\n\nround_mode"\x02up\xa0\x01\x03'),
             ('saturate', 2, False, b'\n\x08saturate\x18\x01\xa0\x01\x02'),
         ),
-        (('T1', 22), ('T2', 22)), (), ((25, b''),),
+        (('T1', 22), ('T2', 22)), (), ((25, (), ()),),
     ),
     (
         'CausalConvWithState', '', 27, False, (2, 4, 2, 2), (0, 0), (True, False),
@@ -39,7 +39,7 @@ SCHEMAS = (
         ),
         (('output', 'T', 0, True, 1, 1), ('present_state', 'T', 0, True, 1, 2)),
         (('activation', 3, False, b'\n\nactivation"\x04none\xa0\x01\x03'),), (('T', 25),), (),
-        ((27, b''),),
+        ((27, (), ()),),
     ),
     (
         'Ceil', '', 1, False, (1, 1, 1, 1), (0, 2), (False, False), (('X', 'T', 0, True, 1, 0),),
@@ -61,12 +61,15 @@ SCHEMAS = (
             (
                 12,
                 (
-                    b'\n\x04Celu"\x01X*\x01Y2\x05alpha:+\x12\x05alpha"\x08Constant*\x16\n\x05value'
-                    b'*\n\x08\x01\x10\x01"\x04\x00\x00\x80?\xa0\x01\x04:\x00:\x1a\n\x01X\n\x05alph'
-                    b'a\x12\x07X_alpha"\x03Div:\x00:-\n\x07X_alpha\x12\nElu_Result"\x03Elu*\x0f\n'
-                    b'\x05alpha\x15\x00\x00\x80?\xa0\x01\x01:\x00:\x1d\n\x05alpha\n\nElu_Result'
-                    b'\x12\x01Y"\x03Mul:\x00J\x04\n\x00\x10\x0cR\x00'
+                    (
+                        b'\n\x04Celu"\x01X*\x01Y2\x05alpha:+\x12\x05alpha"\x08Constant*\x16\n\x05v'
+                        b'alue*\n\x08\x01\x10\x01"\x04\x00\x00\x80?\xa0\x01\x04:\x00:\x1a\n\x01X\n'
+                        b'\x05alpha\x12\x07X_alpha"\x03Div:\x00:-\n\x07X_alpha\x12\nElu_Result"'
+                        b'\x03Elu*\x0f\n\x05alpha\x15\x00\x00\x80?\xa0\x01\x01:\x00:\x1d\n\x05alph'
+                        b'a\n\nElu_Result\x12\x01Y"\x03Mul:\x00J\x04\n\x00\x10\x0cR\x00'
+                    ),
                 ),
+                ((0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0)),
             ),
         ),
     ),
@@ -98,19 +101,26 @@ SCHEMAS = (
             (
                 18,
                 (
-                    b'\n\rCenterCropPad"\ninput_data"\x05shape*\x0boutput_data2\x04axes:%\x12\x02k'
-                    b'2"\x08Constant*\x13\n\x05value*\x07\x08\x01\x10\x07:\x01\x02\xa0\x01\x04:'
-                    b'\x00:\x1e\n\ninput_data\x12\x07x_shape"\x05Shape:\x00:"\n\x07x_shape\n\x05sh'
-                    b'ape\x12\tpadded_sh"\x03Max:\x00:\'\n\tpadded_sh\n\x07x_shape\x12\npad_amount'
-                    b'"\x03Sub:\x00:(\n\npad_amount\n\x02k2\x12\x0fpad_amount_left"\x03Div:\x00:6'
-                    b'\n\npad_amount\n\x0fpad_amount_left\x12\x10pad_amount_right"\x03Sub:\x00:@\n'
-                    b'\x0fpad_amount_left\n\x10pad_amount_right\x12\x04pads"\x06Concat*\x0b\n\x04a'
-                    b'xis\x18\x00\xa0\x01\x02:\x00:\'\n\ninput_data\n\x04pads\x12\x0cpadded_input"'
-                    b'\x03Pad:\x00:!\n\x0cpadded_input\x12\x08x_shape2"\x05Shape:\x00:!\n\x08x_sha'
-                    b'pe2\n\x05shape\x12\x07sh_diff"\x03Sub:\x00: \n\x07sh_diff\n\x02k2\x12\nstart'
-                    b'_dims"\x03Div:\x00:$\n\nstart_dims\n\x05shape\x12\x08end_dims"\x03Add:\x00::'
-                    b'\n\x0cpadded_input\n\nstart_dims\n\x08end_dims\x12\x0boutput_data"\x05Slice:'
-                    b'\x00J\x04\n\x00\x10\x12R\x00'
+                    (
+                        b'\n\rCenterCropPad"\ninput_data"\x05shape*\x0boutput_data2\x04axes:%\x12'
+                        b'\x02k2"\x08Constant*\x13\n\x05value*\x07\x08\x01\x10\x07:\x01\x02\xa0'
+                        b'\x01\x04:\x00:\x1e\n\ninput_data\x12\x07x_shape"\x05Shape:\x00:"\n\x07x_'
+                        b'shape\n\x05shape\x12\tpadded_sh"\x03Max:\x00:\'\n\tpadded_sh\n\x07x_shap'
+                        b'e\x12\npad_amount"\x03Sub:\x00:(\n\npad_amount\n\x02k2\x12\x0fpad_amount'
+                        b'_left"\x03Div:\x00:6\n\npad_amount\n\x0fpad_amount_left\x12\x10pad_amoun'
+                        b't_right"\x03Sub:\x00:@\n\x0fpad_amount_left\n\x10pad_amount_right\x12'
+                        b'\x04pads"\x06Concat*\x0b\n\x04axis\x18\x00\xa0\x01\x02:\x00:\'\n\ninput_'
+                        b'data\n\x04pads\x12\x0cpadded_input"\x03Pad:\x00:!\n\x0cpadded_input\x12'
+                        b'\x08x_shape2"\x05Shape:\x00:!\n\x08x_shape2\n\x05shape\x12\x07sh_diff"'
+                        b'\x03Sub:\x00: \n\x07sh_diff\n\x02k2\x12\nstart_dims"\x03Div:\x00:$\n\nst'
+                        b'art_dims\n\x05shape\x12\x08end_dims"\x03Add:\x00::\n\x0cpadded_input\n\n'
+                        b'start_dims\n\x08end_dims\x12\x0boutput_data"\x05Slice:\x00J\x04\n\x00'
+                        b'\x10\x12R\x00'
+                    ),
+                ),
+                (
+                    (0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0), (2, 0, 0), (2, 1, 0), (3, 0, 0),
+                    (3, 1, 0),
                 ),
             ),
         ),
@@ -148,8 +158,32 @@ SCHEMAS = (
             (
                 13,
                 (
-                    b'\n\x04Clip"\x05input"\x03min"\x03max*\x06output:\x1b\n\x05input\x12\x06outpu'
-                    b't"\x08Identity:\x00J\x04\n\x00\x10\rR\x00'
+                    (
+                        b'\n\x04Clip"\x05input"\x03min"\x03max*\x06output:\x1b\n\x05input\x12\x06o'
+                        b'utput"\x08Identity:\x00J\x04\n\x00\x10\rR\x00'
+                    ),
+                    (
+                        b'\n\x04Clip"\x05input"\x03min"\x03max*\x06output:)\n\x05input\n\x03min'
+                        b'\x12\x13input_less_than_min"\x04Less:\x00:2\n\x13input_less_than_min\n'
+                        b'\x03min\n\x05input\x12\x06output"\x05Where:\x00J\x04\n\x00\x10\rR\x00'
+                    ),
+                    (
+                        b'\n\x04Clip"\x05input"\x03min"\x03max*\x06output:*\n\x03max\n\x05input'
+                        b'\x12\x14input_large_than_max"\x04Less:\x00:3\n\x14input_large_than_max\n'
+                        b'\x03max\n\x05input\x12\x06output"\x05Where:\x00J\x04\n\x00\x10\rR\x00'
+                    ),
+                    (
+                        b'\n\x04Clip"\x05input"\x03min"\x03max*\x06output:)\n\x05input\n\x03min'
+                        b'\x12\x13input_less_than_min"\x04Less:\x00:/\n\x13input_less_than_min\n'
+                        b'\x03min\n\x05input\x12\x03tmp"\x05Where:\x00:)\n\x03max\n\x03tmp\x12\x15'
+                        b'output_large_than_max"\x04Less:\x00:2\n\x15output_large_than_max\n\x03ma'
+                        b'x\n\x03tmp\x12\x06output"\x05Where:\x00J\x04\n\x00\x10\rR\x00'
+                    ),
+                ),
+                (
+                    (0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0), (2, 0, 1), (2, 1, 1), (3, 0, 1),
+                    (3, 1, 1), (4, 0, 2), (4, 1, 2), (5, 0, 2), (5, 1, 2), (6, 0, 3), (6, 1, 3),
+                    (7, 0, 3), (7, 1, 3),
                 ),
             ),
         ),
@@ -539,7 +573,7 @@ SCHEMAS = (
         'DepthToSpace', '', 28, False, (1, 1, 1, 1), (0, 0), (True, False),
         (('input', 'T', 0, True, 1, 1),), (('output', 'T', 0, True, 1, 1),),
         (('mode', 3, False, b'\n\x04mode"\x03DCR\xa0\x01\x03'), ('blocksize', 2, True, b'')),
-        (('T', 27),), (), ((28, b''),),
+        (('T', 27),), (), ((28, (), ()),),
     ),
     (
         'DequantizeLinear', '', 10, False, (2, 3, 1, 1), (0, 2), (True, False),
@@ -725,14 +759,5 @@ SCHEMAS = (
         ),
         (('output', 'T', 0, True, 1, 1), ('mask', 'T2', 1, True, 1, 2)),
         (('seed', 2, False, b''),), (('T', 9), ('T1', 0), ('T2', 7)), (), (),
-    ),
-    (
-        'Dropout', '', 22, False, (1, 3, 1, 2), (0, 1), (True, False),
-        (
-            ('data', 'T', 0, True, 1, 1), ('ratio', 'T1', 1, True, 1, 2),
-            ('training_mode', 'T2', 1, True, 1, 2),
-        ),
-        (('output', 'T', 0, True, 1, 1), ('mask', 'T2', 1, True, 1, 2)),
-        (('seed', 2, False, b''),), (('T', 50), ('T1', 50), ('T2', 7)), (), (),
     ),
 )

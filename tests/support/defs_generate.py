@@ -51,19 +51,35 @@ def strip_function_prose(body: bytes) -> bytes:
     return proto.SerializeToString()
 
 
-def _context_free_body(schema: Any, opset: int) -> bytes:
-    """The body onnx builds for a node that has no attributes and inputs of no known type.
+def _contextual(schema: Any, opset: int) -> tuple[int, tuple[bytes, ...], tuple[Any, ...]]:
+    """What onnx builds at ``opset`` for nodes with no attributes and inputs of no known type.
 
-    A context-dependent function is made by C++ code from the node; what onnx produces from a
-    bare node (the attributes' defaults, no input types) is a fact worth keeping.  b"" when
-    onnx needs more than that (it declines, or raises).
+    A context-dependent function is made by C++ code from the node: its attributes, its
+    inputs' types, and which of its inputs and outputs are present.  For each pattern of
+    present inputs and outputs (bit k set: the k-th is named), with no attributes and no
+    types, what onnx builds is a fact worth keeping: ``(opset, bodies, patterns)``, where a
+    pattern is ``(input bits, output bits, index into bodies)``; a pattern not listed is one
+    onnx builds nothing for (it declines, or raises).
     """
-    node = onnx.NodeProto(op_type=schema.name, domain=schema.domain).SerializeToString()
-    try:
-        body = schema.get_context_dependent_function_with_opset_version(opset, node, [])
-    except Exception:  # onnx raises ValueError, RuntimeError...: all mean "not without context"
-        return b""
-    return strip_function_prose(body)
+    bodies: dict[bytes, int] = {}
+    patterns = []
+    n_in, n_out = len(schema.inputs), len(schema.outputs)
+    for ins in range(1 << n_in):
+        for outs in range(1 << n_out):
+            node = onnx.helper.make_node(
+                schema.name,
+                [f"i{k}" if ins >> k & 1 else "" for k in range(n_in)],
+                [f"o{k}" if outs >> k & 1 else "" for k in range(n_out)],
+                domain=schema.domain,
+            ).SerializeToString()
+            try:
+                body = schema.get_context_dependent_function_with_opset_version(opset, node, [])
+            except Exception:  # onnx raises ValueError, RuntimeError...: "not without context"
+                continue
+            if body:
+                index = bodies.setdefault(strip_function_prose(body), len(bodies))
+                patterns.append((ins, outs, index))
+    return (opset, tuple(bodies), tuple(patterns))
 
 
 def _param(p: Any) -> tuple[Any, ...]:
@@ -87,7 +103,7 @@ def record(schema: Any, type_lists: dict[tuple[str, ...], int]) -> tuple[Any, ..
         for v in schema.function_opset_versions
     )
     contextual = tuple(
-        (v, _context_free_body(schema, v)) for v in schema.context_dependent_function_opset_versions
+        _contextual(schema, v) for v in schema.context_dependent_function_opset_versions
     )
     return (
         schema.name,
