@@ -245,7 +245,7 @@ class OpSchema:
 
     @property
     def all_function_opset_versions(self) -> list[int]:
-        return sorted({v for v, *_ in (*self._functions, *self._contextual)})
+        return sorted({v for v, _ in self._functions} | {e[0] for e in self._contextual})
 
     @property
     def _function_body(self) -> bytes:
