@@ -58,8 +58,12 @@ def catalog() -> _Catalog:
     return _CATALOG[0]
 
 
-def _lookup(op_type: str, version: int | None, domain: str) -> OpSchema | None:
-    """The registered schema of the highest version not above ``version`` (any if None)."""
+def lookup(op_type: str, version: int | None, domain: str) -> OpSchema | None:
+    """The registered schema of the highest version not above ``version`` (any if None).
+
+    The registry's own object, not a copy: for the library's layers above (the checker asks
+    once per node), which must not change it; users get copies from :func:`get_schema`.
+    """
     cat = catalog()
     entry = cat.ops.get((domain, op_type))
     if entry is None or not entry[0]:
@@ -96,7 +100,7 @@ def get_schema(
     schema is registered, with onnx's message; TypeError for arguments of the wrong type.
     """
     op_type, version, domain = _arguments(op_type, max_inclusive_version, domain)
-    found = _lookup(op_type, version, domain)
+    found = lookup(op_type, version, domain)
     if found is None:
         at = "" if version is None else f" version '{version}'"
         raise SchemaError(f"No schema registered for '{op_type}'{at} and domain '{domain}'!")
@@ -106,7 +110,7 @@ def get_schema(
 def has(op_type: str, max_inclusive_version: int | str | None = None, domain: str = "") -> bool:
     """Whether :func:`get_schema` with the same arguments finds a schema (TypeError as it)."""
     op_type, version, domain = _arguments(op_type, max_inclusive_version, domain)
-    return _lookup(op_type, version, domain) is not None
+    return lookup(op_type, version, domain) is not None
 
 
 def get_all_schemas() -> list[OpSchema]:

@@ -95,8 +95,10 @@ def record(schema: Any, type_lists: dict[tuple[str, ...], int]) -> tuple[Any, ..
     for tc in schema.type_constraints:
         allowed = tuple(tc.allowed_type_strs)
         constraints.append((tc.type_param_str, type_lists.setdefault(allowed, len(type_lists))))
+    # by name: onnx's own order is that of a C++ hash map, which differs between platforms
     attributes = tuple(
-        (a.name, int(a.type), a.required, a._default_value) for a in schema.attributes.values()
+        (a.name, int(a.type), a.required, a._default_value)
+        for _, a in sorted(schema.attributes.items())
     )
     functions = tuple(
         (v, strip_function_prose(schema.get_function_with_opset_version(v)))
