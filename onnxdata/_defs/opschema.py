@@ -30,6 +30,7 @@ from .schema import (
     TypeConstraintParam,
     arity,
     attribute,
+    c_int,
     constraint,
     constraint_of,
     kind_of,
@@ -83,9 +84,7 @@ class OpSchema:
     ) -> None:
         self._name = _text(name, "name")
         self._domain = _text(domain, "domain")
-        if isinstance(since_version, bool) or not isinstance(since_version, int):
-            raise TypeError(f"since_version must be int, not {type(since_version).__name__}")
-        self._since = since_version
+        self._since = c_int(since_version, "since_version")
         self._doc: str | None = _text(doc, "doc") or None
         self._deprecated = False
         self._file = "unknown"  # what onnx says of a schema built in Python

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .opschema import NAME, OpSchema, from_record
-from .schema import SchemaError
+from .schema import SchemaError, c_int
 
 _UNSET_VERSION = -1  # onnx's kUninitializedSinceVersion: registered as version 1
 
@@ -73,21 +73,35 @@ def lookup(op_type: str, version: int | None, domain: str) -> OpSchema | None:
     return cat.built(items, at - 1) if at else None
 
 
+def _error(message: str) -> SchemaError:
+    """SchemaError with onnx's message, which its C++ cuts at the first NUL."""
+    return SchemaError(message.partition("\0")[0])
+
+
+def _utf8(value: object, what: str) -> str:
+    """``value`` if it is a str onnx's C++ could take (UTF-8 encodable), else TypeError."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be str, not {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise TypeError(f"{what} is not valid UTF-8 (a lone surrogate)") from None
+    return value
+
+
 def _arguments(
     op_type: object, max_inclusive_version: object, domain: object
 ) -> tuple[str, int | None, str]:
-    """onnx's two overloads: (op_type, domain="") and (op_type, max_inclusive_version, domain)."""
+    """onnx's two overloads: (op_type, domain="") and (op_type, max_inclusive_version, domain).
+
+    A version is a C int, as onnx's: True is 1, and beyond 32 bits is a TypeError.
+    """
     if isinstance(max_inclusive_version, str):
         max_inclusive_version, domain = None, max_inclusive_version
-    if not isinstance(op_type, str) or not isinstance(domain, str):
-        raise TypeError("op_type and domain must be str")
-    if max_inclusive_version is not None and (
-        isinstance(max_inclusive_version, bool) or not isinstance(max_inclusive_version, int)
-    ):
-        raise TypeError(
-            f"max_inclusive_version must be int, not {type(max_inclusive_version).__name__}"
-        )
-    return op_type, max_inclusive_version, domain
+    op_type, domain = _utf8(op_type, "op_type"), _utf8(domain, "domain")
+    if max_inclusive_version is None:
+        return op_type, None, domain
+    return op_type, c_int(max_inclusive_version, "max_inclusive_version"), domain
 
 
 def get_schema(
@@ -103,7 +117,7 @@ def get_schema(
     found = lookup(op_type, version, domain)
     if found is None:
         at = "" if version is None else f" version '{version}'"
-        raise SchemaError(f"No schema registered for '{op_type}'{at} and domain '{domain}'!")
+        raise _error(f"No schema registered for '{op_type}'{at} and domain '{domain}'!")
     return found.copy()
 
 
@@ -145,11 +159,11 @@ def set_domain_to_version(
 
     ``last_release_version`` is accepted for onnx's signature; nothing here reads it.
     """
-    del last_release_version
-    if not isinstance(domain, str):
-        raise TypeError("domain must be str")
+    domain = _utf8(domain, "domain")
+    low, high = c_int(min_version, "min_version"), c_int(max_version, "max_version")
+    c_int(last_release_version, "last_release_version")
     with _LOCK:
-        catalog().version_map[domain] = (int(min_version), int(max_version))
+        catalog().version_map[domain] = (low, high)
 
 
 def _where(schema: OpSchema) -> str:
@@ -166,15 +180,15 @@ def _insert(schema: OpSchema) -> None:
     at = bisect.bisect_left(versions, schema.since_version)
     if at < len(versions) and versions[at] == schema.since_version:
         there = cat.built(items, at)
-        raise SchemaError(
+        raise _error(
             f"{_where(schema)}, but it is already registered from file {there.file} line "
             f"{there.line}\n"
         )
     low, high = cat.version_map.get(schema.domain, (None, None))
     if low is None or high is None:
-        raise SchemaError(f"{_where(schema)}, but its domain is not known by the checker.\n")
+        raise _error(f"{_where(schema)}, but its domain is not known by the checker.\n")
     if not low <= schema.since_version <= high:
-        raise SchemaError(
+        raise _error(
             f"{_where(schema)}, but its version is not in the inclusive range [{low}, {high}] "
             "(usually, this means you bumped the operator version but forgot to update the "
             "version range in DomainToVersionRange in onnx/defs/schema.h).\n"
@@ -207,14 +221,14 @@ def deregister_schema(op_type: str, version: int, domain: str) -> None:
 
     Raises SchemaError, with onnx's message, when there is none.
     """
-    if not isinstance(op_type, str) or not isinstance(domain, str):
-        raise TypeError("op_type and domain must be str")
+    op_type, domain = _utf8(op_type, "op_type"), _utf8(domain, "domain")
+    version = c_int(version, "version")
     cat = catalog()
     with _LOCK:
         versions, items = cat.ops.get((domain, op_type), ([], []))
         at = bisect.bisect_left(versions, version)
         if at == len(versions) or versions[at] != version:
-            raise SchemaError(
+            raise _error(
                 "Attempting to deregister an unregistered schema with name: "
                 f"{op_type} domain: {domain} version: {version}\n"
             )
