@@ -10,6 +10,7 @@ not parse).
 
 from __future__ import annotations
 
+import binascii
 import bisect
 from collections.abc import Sequence
 from typing import Any
@@ -359,16 +360,21 @@ def _allowed(index: int, type_lists: Sequence[Sequence[str]]) -> frozenset[str]:
     return found
 
 
+def _bytes(text: str) -> bytes:
+    return binascii.a2b_base64(text) if text else b""
+
+
 def from_record(record: Sequence[Any], type_lists: Sequence[Sequence[str]]) -> OpSchema:
-    """The schema a catalog record describes (tests/support/defs_generate.py's layout)."""
+    """The schema a catalog record describes: a parsed JSON line in the layout
+    tests/support/defs_generate.py writes (lists, bytes as base64 text)."""
     made = OpSchema.__new__(OpSchema)
     made._name, made._domain, made._since = record[NAME], record[DOMAIN], record[SINCE]
     made._doc, made._deprecated, made._file = "", record[DEPRECATED], ""
-    made._arity = record[ARITY]
+    made._arity = tuple(record[ARITY])
     support, determinism = record[LEVELS]
     made._support, made._determinism = SupportType(support), NodeDeterminism(determinism)
     made._final = True  # onnx's answer, derived through the registry when the catalog was made
-    made._inference = record[INFERENCE]
+    made._inference = tuple(record[INFERENCE])
     allowed = {param: _allowed(i, type_lists) for param, i in record[CONSTRAINTS]}
 
     def types(type_str: str) -> frozenset[str]:
@@ -376,7 +382,14 @@ def from_record(record: Sequence[Any], type_lists: Sequence[Sequence[str]]) -> O
 
     made._inputs = tuple(parameter(p, types(p[1])) for p in record[INPUTS])
     made._outputs = tuple(parameter(p, types(p[1])) for p in record[OUTPUTS])
-    made._attributes = {a[0]: attribute(*a) for a in record[ATTRIBUTES]}
+    made._attributes = {
+        name: attribute(name, kind, required, _bytes(default))
+        for name, kind, required, default in record[ATTRIBUTES]
+    }
     made._constraints = tuple(constraint(p, type_lists[i]) for p, i in record[CONSTRAINTS])
-    made._functions, made._contextual = record[FUNCTIONS], record[CONTEXTUAL]
+    made._functions = tuple((v, _bytes(body)) for v, body in record[FUNCTIONS])
+    made._contextual = tuple(
+        (v, tuple(_bytes(b) for b in bodies), tuple(tuple(p) for p in patterns))
+        for v, bodies, patterns in record[CONTEXTUAL]
+    )
     return made

@@ -13,35 +13,56 @@ change what every later lookup sees, under a lock.
 from __future__ import annotations
 
 import bisect
+import json
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
 
-from .opschema import NAME, OpSchema, from_record
+from .opschema import DOMAIN, NAME, SINCE, OpSchema, from_record
 from .schema import SchemaError, c_int
 
 _UNSET_VERSION = -1  # onnx's kUninitializedSinceVersion: registered as version 1
 
 
+# The head of a schema's JSON line: name, domain, version (the index needs no more).
+_HEAD = re.compile(r'\["((?:[^"\\]|\\.)*)","((?:[^"\\]|\\.)*)",(-?\d+),')
+
+
+def _head(line: str) -> tuple[str, str, int]:
+    """(name, domain, since_version) of a schema's JSON line, reading only its start."""
+    match = _HEAD.match(line)
+    if match is None or "\\" in match[0]:  # escapes: let json read them
+        record = json.loads(line)
+        return record[NAME], record[DOMAIN], record[SINCE]
+    return match[1], match[2], int(match[3])
+
+
 class _Catalog:
-    """The index: (domain, name) -> [sorted versions, records or built schemas]."""
+    """The index: (domain, name) -> [sorted versions, JSON lines or built schemas].
+
+    Only the head of each line is read when the catalog loads; the rest of a line is parsed
+    when its schema is first asked for.
+    """
 
     def __init__(self) -> None:
         from . import table
 
-        self.type_lists: Sequence[Sequence[str]] = table.TYPE_LISTS
+        self.type_lists: Sequence[Sequence[str]] = [
+            tuple(json.loads(line)) for line in table.TYPE_LISTS.splitlines()
+        ]
         self.version_map: dict[str, tuple[int, int]] = dict(table.VERSION_MAP)
         self.ops: dict[tuple[str, str], tuple[list[int], list[Any]]] = {}
-        records: Sequence[Any] = table.SCHEMAS
-        for record in records:
-            versions, items = self.ops.setdefault((record[1], record[NAME]), ([], []))
-            versions.append(record[2])  # the generator writes them in version order
-            items.append(record)
+        for line in table.SCHEMAS.splitlines():
+            name, domain, since = _head(line)
+            versions, items = self.ops.setdefault((domain, name), ([], []))
+            versions.append(since)  # the generator writes them in version order
+            items.append(line)
 
     def built(self, items: list[Any], at: int) -> OpSchema:
         item = items[at]
         if not isinstance(item, OpSchema):
-            item = items[at] = from_record(item, self.type_lists)
+            item = items[at] = from_record(json.loads(item), self.type_lists)
         return item
 
 
