@@ -95,7 +95,9 @@ class OpSchema:
         self._inference = (False, False)
         self._functions: tuple[tuple[int, bytes], ...] = ()
         self._contextual: tuple[tuple[int, tuple[bytes, ...], tuple[Any, ...]], ...] = ()
-        constraints = [constraint_of(item) for item in type_constraints]
+        constraints = [
+            constraint_of(item) for item in _sequence(type_constraints, "type_constraints")
+        ]
         allowed: dict[str, frozenset[str]] = {}
         for tc in constraints:
             if tc.type_param_str in allowed:
@@ -331,18 +333,27 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def _parameters(items: Sequence[Any], what: str) -> tuple[FormalParameter, ...]:
-    if not all(isinstance(p, FormalParameter) for p in items):
-        raise TypeError(f"{what} takes OpSchema.FormalParameter objects")
+def _sequence(items: object, what: str) -> tuple[Any, ...]:
+    """``items`` as a tuple if it is a sequence (a list, a tuple), as onnx's C++ takes it."""
+    if not isinstance(items, Sequence) or isinstance(items, (str, bytes)):
+        raise TypeError(f"{what} takes a sequence (a list or a tuple), not {type(items).__name__}")
     return tuple(items)
+
+
+def _parameters(items: Sequence[Any], what: str) -> tuple[FormalParameter, ...]:
+    found = _sequence(items, what)
+    if not all(isinstance(p, FormalParameter) for p in found):
+        raise TypeError(f"{what} takes OpSchema.FormalParameter objects")
+    return found
 
 
 def _attributes(items: Sequence[Any]) -> dict[str, Attribute]:
     """By name; a later attribute of the same name is ignored, as onnx's map insert does."""
-    if not all(isinstance(a, Attribute) for a in items):
+    given = _sequence(items, "attributes")
+    if not all(isinstance(a, Attribute) for a in given):
         raise TypeError("attributes takes OpSchema.Attribute objects")
     found: dict[str, Attribute] = {}
-    for a in items:
+    for a in given:
         found.setdefault(a.name, a)
     return found
 
