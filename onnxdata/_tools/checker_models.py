@@ -1,0 +1,163 @@
+"""onnx's ``check_model``: a model's versions, metadata, opsets, graph and functions.
+
+onnx 1.23.2's ``check_model`` (``checker.cc``) in its order and with its
+messages, from a model, its bytes or its file.  A file is memory-mapped, so
+a model file above 2 GiB is checked too (onnx cannot parse one: protobuf's
+limit); external data files are looked for beside it, as onnx looks.
+
+``full_check`` asks onnx to run shape inference after the checks, which
+onnxdata does not have yet: once the checks pass, it raises
+``NotImplementedError`` saying so, rather than pass a model onnx might
+refuse.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .._core.errors import DecodeError, ValidationError
+from .._io.files import load
+from .._messages.convert import as_message
+from .._messages.graphs import ModelProto
+from .._messages.versions import IR_VERSION
+from .checker_context import CheckerContext, LexicalScopeContext, fail, within
+from .checker_functions import check_model_local_functions, checked_opset_version
+from .checker_graphs import check_graph
+from .checker_schemas import SchemaCache
+from .model_rules import PROPS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+__all__ = ["MAXIMUM_PROTOBUF", "check_model", "check_model_path", "check_model_proto"]
+
+MAXIMUM_PROTOBUF = 2147483647
+"""The largest message protobuf parses (2 GiB - 1 byte), as in onnx."""
+
+_PARSE_BYTES = (
+    "Unable to parse proto from the given bytes: data is malformed, truncated, or exceeds "
+    "the size limit."
+)
+_NO_INFERENCE = (
+    "check_model(full_check=True) runs shape inference after the checks, and onnxdata has no "
+    "shape inference yet: the model passed every other check of onnx's checker. Call "
+    "check_model without full_check, or onnx's checker, for the inference part."
+)
+
+
+def check_model_proto(model: Any, ctx: CheckerContext) -> None:
+    """onnx's ``check_model(model, ctx)``. Raises ValidationError, its path
+    starting with ``ModelProto``."""
+    try:
+        _check(model, ctx)
+    except ValidationError as err:
+        within(err, "ModelProto")
+        raise
+
+
+def _check(model: Any, ctx: CheckerContext) -> None:
+    ir_version = model.ir_version
+    if not ir_version:
+        fail("The model does not have an ir_version set properly.")
+    if ir_version > IR_VERSION:
+        fail("Your model ir_version ", ir_version, " is higher than the checker's (", IR_VERSION,
+             ").")  # fmt: skip
+    entries = getattr(model, PROPS)
+    if len(entries) > 1:
+        keys = [e.key for e in entries]
+        if len(set(keys)) != len(keys):
+            fail("Your model has duplicate keys in metadata_props.")
+    ctx.ir_version = ir_version
+    imports: dict[str, int] = {}
+    for entry in model.opset_import:
+        imports[entry.domain] = checked_opset_version(entry.version)
+    if ir_version >= 3:
+        if not imports:
+            fail("model with IR version >= 3 must specify opset_import for ONNX")
+    elif imports:
+        fail("model with IR version < 3 cannot have opset_import specified")
+    else:
+        imports[""] = 1
+    ctx.opset_imports = imports
+    lex_ctx = LexicalScopeContext()
+    try:
+        check_graph(model.graph, ctx, lex_ctx)
+    except ValidationError as err:
+        within(err, "graph")
+        raise
+    if ir_version >= 8:
+        check_model_local_functions(model, ctx, lex_ctx)
+
+
+def _context(model_dir: str, skip_opset_compatibility_check: bool, check_custom_domain: bool
+             ) -> CheckerContext:  # fmt: skip
+    ctx = CheckerContext()
+    ctx.model_dir = model_dir
+    ctx.skip_opset_compatibility_check = skip_opset_compatibility_check
+    ctx.check_custom_domain = check_custom_domain
+    ctx.schemas = SchemaCache()
+    return ctx
+
+
+def check_model_path(path: str, full_check: bool, skip: bool, custom: bool) -> None:
+    """onnx's ``check_model_path``: the model in the file at ``path``, its
+    external data looked for in the file's folder.
+
+    Raises:
+        ValidationError: the file cannot be opened or parsed (onnx's text), or
+            the model breaks a rule.
+        NotImplementedError: ``full_check`` on a model that passes the checks.
+    """
+    try:
+        model = load(path, ModelProto)
+    except DecodeError as err:
+        raise ValidationError(
+            f"Unable to parse proto from file: {path}. Please check if it is a valid protobuf "
+            "file of proto. "
+        ) from err
+    except (OSError, ValueError) as err:
+        raise ValidationError(
+            f"Unable to open proto file: {path}. Please check if it is a valid proto. "
+        ) from err
+    cut = path.rfind("/")
+    check_model_proto(model, _context(path[: cut + 1] if cut >= 0 else "", skip, custom))
+    if full_check:
+        raise NotImplementedError(_NO_INFERENCE)
+
+
+def check_model(
+    model: Any,
+    full_check: bool = False,
+    skip_opset_compatibility_check: bool = False,
+    check_custom_domain: bool = False,
+) -> None:
+    """``onnx.checker.check_model`` for a model (onnxdata's or onnx's), its bytes
+    or a path.
+
+    Raises:
+        ValidationError: the model breaks one of onnx's rules: the first one,
+            with onnx's text; ``err.path`` is the field path.
+        ValueError: bytes above 2 GiB, or bytes that do not decode (onnx's
+            texts; the ``DecodeError`` is the cause).
+        NotImplementedError: ``full_check=True`` on a model that passes the
+            checks (no shape inference yet).
+        TypeError: ``model`` is none of these.
+    """
+    if isinstance(model, (str, os.PathLike)):
+        check_model_path(os.fspath(model), full_check, skip_opset_compatibility_check,
+                         check_custom_domain)  # fmt: skip
+        return
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        if len(model) > MAXIMUM_PROTOBUF:
+            raise ValueError("This protobuf of onnx model is too large (>2GiB). Call check_model "
+                             "with model path instead.")  # fmt: skip
+        try:
+            model = ModelProto.decode(model)
+        except DecodeError as err:
+            raise ValueError(_PARSE_BYTES) from err
+    else:
+        model = as_message(model, ModelProto)
+    check_model_proto(model, _context("", skip_opset_compatibility_check, check_custom_domain))
+    if full_check:
+        raise NotImplementedError(_NO_INFERENCE)
