@@ -1,0 +1,332 @@
+"""``onnxdata.checker.check_model`` and its kin give onnx's verdict and message.
+
+Differential, with onnx 1.23.2's checker as the oracle: every ``.onnx`` model
+in the onnx package, every node-test model onnx's test cases build, and
+mutants of them that break one rule each (``tests/support/checker_mutants``:
+attribute types, names and requiredness, unknown and deprecated operators,
+opsets, arity, SSA, topological order, subgraph scopes, value infos,
+tensors, sparse tensors, external data, local functions).  Both checkers
+must agree on the verdict and on the message, byte for byte.  The default
+run takes every tenth node-test model's mutants; the slow one takes all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import pathlib
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import onnxdata
+from onnxdata import checker
+from tests.support.checker_mutants import MUTATIONS, mutant, verdict
+
+ONNX_ROOT = pathlib.Path(onnx.__file__).parent
+PACKAGE_MODELS = sorted(ONNX_ROOT.glob("backend/test/data/**/*.onnx"))
+
+
+@pytest.fixture(scope="module")
+def node_models() -> list[tuple[str, onnx.ModelProto]]:
+    from onnx.backend.test.case import node
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = node.collect_testcases(None)
+    return [(c.name, c.model) for c in cases if c.model is not None]
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """onnx's checker prints its experimental-op warning on the process's stdout."""
+    yield
+
+
+def _same(theirs: Any, ours: Any, *args: Any, **kwargs: Any) -> tuple[Any, Any]:
+    return (
+        verdict(lambda m: theirs(m, *args, **kwargs), None),
+        verdict(lambda m: ours(m, *args, **kwargs), None),
+    )
+
+
+def _both(model: Any, **flags: Any) -> tuple[Any, Any]:
+    return (
+        verdict(functools.partial(onnx.checker.check_model, **flags), model),
+        verdict(functools.partial(checker.check_model, **flags), model),
+    )
+
+
+def test_the_package_models_agree() -> None:
+    assert len(PACKAGE_MODELS) > 100
+    differ = []
+    for path in PACKAGE_MODELS:
+        theirs, ours = _both(str(path))
+        if theirs != ours:
+            differ.append((path.name, theirs, ours))
+    assert differ == []
+
+
+def test_the_node_test_models_agree(node_models: list[tuple[str, onnx.ModelProto]]) -> None:
+    assert len(node_models) > 1800
+    differ = []
+    for name, model in node_models:
+        data = model.SerializeToString()
+        theirs, ours = _both(data)
+        if theirs != ours:
+            differ.append((name, theirs, ours))
+    assert differ == []
+
+
+def _mutants(models: list[tuple[str, onnx.ModelProto]], step: int, **flags: Any) -> dict[str, int]:
+    counts = {"mutants": 0, "rejected": 0}
+    differ = []
+    for k, (name, base) in enumerate(models[::step]):
+        for mutation in MUTATIONS:
+            model = mutant(base, mutation, k)
+            if model is None:
+                continue
+            theirs, ours = _both(model.SerializeToString(), **flags)
+            counts["mutants"] += 1
+            counts["rejected"] += theirs is not None
+            if theirs != ours:
+                differ.append((name, mutation, k, theirs, ours))
+    assert differ == []
+    return counts
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [{}, {"check_custom_domain": True}, {"skip_opset_compatibility_check": True}],
+    ids=["default", "custom-domain", "skip-opset-compatibility"],
+)
+def test_mutants_of_every_tenth_node_test_model_agree(
+    node_models: list[tuple[str, onnx.ModelProto]], flags: dict[str, bool],
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)  # external data is looked for in the current folder
+    counts = _mutants(node_models, 10 if not flags else 30, **flags)
+    assert counts["rejected"] > counts["mutants"] // 2  # the mutants do break rules
+
+
+@pytest.mark.slow
+def test_mutants_of_every_node_test_model_agree(
+    node_models: list[tuple[str, onnx.ModelProto]], tmp_path: pathlib.Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    counts = _mutants(node_models, 1)
+    assert counts["mutants"] > 30000
+
+
+def _external_model(location: str) -> onnx.ModelProto:
+    weight = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2])
+    weight.data_location = TensorProto.EXTERNAL
+    weight.external_data.add(key="location", value=location)
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], [weight],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize(
+    "location",
+    ["data.bin", "./data.bin", "sub/data.bin", "missing.bin", "link.bin", "hard.bin", "sub",
+     "sub/../data.bin", "../data.bin", "/abs.bin", "", "sub/", "up/data.bin"],
+)  # fmt: skip
+def test_external_data_files_are_judged_as_onnx_judges_them(
+    location: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By path (the model's folder) and by model (the current folder): present,
+    missing, a symbolic link, a hard link, a folder, outside the folder."""
+    folder = tmp_path / "model"
+    (folder / "sub").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    for name in ("data.bin", "sub/data.bin", "hard.bin", "../outside/data.bin"):
+        (folder / name).write_bytes(b"\0" * 8)
+    os.link(folder / "hard.bin", folder / "hard2.bin")
+    (folder / "link.bin").symlink_to(folder / "data.bin")
+    (folder / "up").symlink_to(tmp_path / "outside")
+    model = _external_model(location)
+    path = folder / "model.onnx"
+    path.write_bytes(model.SerializeToString())
+    assert _both(str(path)) == _both(str(path))  # stable
+    theirs, ours = _both(str(path))
+    assert theirs == ours
+    monkeypatch.chdir(folder)
+    assert _both(model.SerializeToString())[0] == _both(model.SerializeToString())[1]
+    assert _both(pathlib.Path("model.onnx"))[0] == _both(pathlib.Path("model.onnx"))[1]
+
+
+def test_a_file_that_is_not_a_model_fails_as_in_onnx(tmp_path: pathlib.Path) -> None:
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\xff\xff\xff")
+    assert _both(str(bad))[0] == _both(str(bad))[1]
+    missing = str(tmp_path / "missing.onnx")
+    assert _both(missing)[0] == _both(missing)[1]
+    theirs, ours = _both(b"\xff\xff\xff")
+    assert theirs == ours == ("ValueError", ours[1])
+
+
+def _relu_model(**changes: Any) -> onnx.ModelProto:
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], **changes)
+
+
+def test_the_error_says_where_and_keeps_onnx_text() -> None:
+    model = _relu_model()
+    model.graph.node[0].attribute.append(helper.make_attribute("alpha", 1.0))
+    data = model.SerializeToString()
+    with pytest.raises(onnx.checker.ValidationError) as theirs:
+        onnx.checker.check_model(data)
+    with pytest.raises(checker.ValidationError) as ours:
+        checker.check_model(data)
+    assert str(ours.value) == str(theirs.value)
+    assert "==> Context: Bad node spec for node. Name: r OpType: Relu" in str(ours.value)
+    assert ours.value.path == "ModelProto.graph.node[0]"
+    assert isinstance(ours.value, ValueError)
+
+
+def test_a_subgraph_error_names_the_outermost_node_and_the_inner_path() -> None:
+    inner = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["z"], name="inner", bogus=1)], "then", [],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1])],
+    )  # fmt: skip
+    model = _relu_model()
+    model.graph.node.append(
+        helper.make_node("If", ["c"], ["w"], name="outer", then_branch=inner, else_branch=inner)
+    )
+    model.graph.input.append(helper.make_tensor_value_info("c", TensorProto.BOOL, []))
+    theirs, ours = _both(model.SerializeToString())
+    assert theirs == ours
+    assert ours is not None and ours[1].endswith("Name: outer OpType: If")
+    with pytest.raises(checker.ValidationError) as err:
+        checker.check_model(model.SerializeToString())
+    assert err.value.path == "ModelProto.graph.node[1].attribute[0].g.node[0]"
+
+
+def test_full_check_says_that_inference_is_missing() -> None:
+    model = _relu_model()
+    with pytest.raises(NotImplementedError, match="shape inference"):
+        checker.check_model(model, full_check=True)
+    model.graph.name = ""  # an invalid model still gets its ValidationError
+    with pytest.raises(checker.ValidationError):
+        checker.check_model(model, full_check=True)
+
+
+def test_models_of_onnxdata_and_of_onnx_are_taken() -> None:
+    model = _relu_model()
+    checker.check_model(model)
+    checker.check_model(onnxdata.ModelProto.decode(model.SerializeToString()))
+    with pytest.raises(TypeError):
+        checker.check_model(3)  # type: ignore[arg-type]
+
+
+def _node_cases() -> list[tuple[onnx.NodeProto, int]]:
+    """Nodes alone, against the default context and an older opset."""
+    return [
+        (helper.make_node("Relu", ["x"], ["y"]), 28),
+        (helper.make_node("Relu", ["x", "z"], ["y"]), 28),
+        (helper.make_node("Conv", ["x"], ["y"]), 28),
+        (helper.make_node("Conv", ["x", "w", ""], ["y"], pads=[0, 0]), 11),
+        (helper.make_node("Conv", ["x", "w"], ["y"], pads=1.0), 11),
+        (helper.make_node("Cast", ["x"], ["y"]), 28),
+        (helper.make_node("Upsample", ["x", "s"], ["y"]), 10),
+        (helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "a"]), 9),
+        (helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "a", "b"]), 15),
+        (helper.make_node("LayerNormalization", ["x", "s"], ["y"], whatever=1), 17),
+        (helper.make_node("Concat", [], ["y"], axis=0), 13),
+        (helper.make_node("Max", ["a", "", "c"], ["y"]), 13),
+        (helper.make_node("Split", ["x"], ["", "b"], axis=0), 13),
+        (helper.make_node("NoSuch", ["x"], ["y"]), 13),
+        (helper.make_node("NoSuch", ["x"], ["y"], domain="com.custom"), 13),
+        (helper.make_node("Scale", ["x"], ["y"]), 13),
+        (helper.make_node("Relu", [], []), 13),
+        (helper.make_node("", ["x"], ["y"]), 13),
+        (helper.make_node("Constant", [], ["y"], value=onnx.TensorProto(name="t", data_type=1, dims=[1])), 13),
+        (helper.make_node("Constant", [], ["y"]), 13),
+    ]
+
+
+@pytest.mark.parametrize("case", range(len(_node_cases())))
+def test_check_node_agrees(case: int) -> None:
+    node, version = _node_cases()[case]
+    ctx = onnx.checker.C.CheckerContext()
+    ctx.ir_version = 10
+    ctx.opset_imports = {"": version, "com.custom": 1}
+    ours_ctx = checker.C.CheckerContext()
+    ours_ctx.ir_version = 10
+    ours_ctx.opset_imports = {"": version, "com.custom": 1}
+    theirs = verdict(lambda n: onnx.checker.check_node(n, ctx), node)
+    ours = verdict(lambda n: checker.check_node(n, ours_ctx), node)
+    assert theirs == ours
+    assert verdict(onnx.checker.check_node, node) == verdict(checker.check_node, node)
+
+
+def test_check_graph_attribute_value_info_and_function_agree() -> None:
+    model = _relu_model()
+    graph = model.graph
+    for g in (graph, helper.make_graph([], "", [], [])):
+        assert verdict(onnx.checker.check_graph, g) == verdict(checker.check_graph, g)
+    for value in (graph.input[0], onnx.ValueInfoProto(name="v"), onnx.ValueInfoProto()):
+        assert verdict(onnx.checker.check_value_info, value) == verdict(
+            checker.check_value_info, value
+        )
+    for attr in (
+        helper.make_attribute("a", 1),
+        onnx.AttributeProto(name="a", type=onnx.AttributeProto.INT, f=1.0),
+        onnx.AttributeProto(name="", type=onnx.AttributeProto.INT),
+        helper.make_attribute("g", graph),
+    ):
+        assert verdict(onnx.checker.check_attribute, attr) == verdict(checker.check_attribute, attr)
+    fn = helper.make_function(
+        "d", "f", ["x"], ["y"], [helper.make_node("Relu", ["x"], ["y"])],
+        [helper.make_opsetid("", 13)],
+    )  # fmt: skip
+    bad = onnx.FunctionProto()
+    bad.CopyFrom(fn)
+    bad.node[0].input[0] = "nowhere"
+    for f in (fn, bad):
+        assert verdict(onnx.checker.check_function, f) == verdict(checker.check_function, f)
+
+
+def test_the_contexts_read_as_onnx() -> None:
+    ctx = checker.C.CheckerContext()
+    theirs = onnx.checker.C.CheckerContext()
+    assert (ctx.ir_version, ctx.opset_imports) == (theirs.ir_version, theirs.opset_imports)
+    assert checker.DEFAULT_CONTEXT.ir_version == onnx.checker.DEFAULT_CONTEXT.ir_version
+    assert checker.DEFAULT_CONTEXT.opset_imports == onnx.checker.DEFAULT_CONTEXT.opset_imports
+    scope = checker.C.LexicalScopeContext()
+    inner = checker.C.LexicalScopeContext(scope)
+    scope.add("a")
+    assert inner.this_or_ancestor_graph_has("a") and not inner.this_graph_has("a")
+    assert checker.C.ValidationError is checker.ValidationError
+
+
+def test_the_bytes_functions_of_c_agree() -> None:
+    model = _relu_model()
+    data = model.SerializeToString()
+    assert verdict(onnx.checker.C.check_model, data) == verdict(checker.C.check_model, data)
+    graph = model.graph.SerializeToString()
+    theirs = verdict(
+        lambda g: onnx.checker.C.check_graph(
+            g, onnx.checker.DEFAULT_CONTEXT, onnx.checker.LEXICAL_SCOPE_CONTEXT
+        ),
+        graph,
+    )
+    ours = verdict(
+        lambda g: checker.C.check_graph(g, checker.DEFAULT_CONTEXT, checker.LEXICAL_SCOPE_CONTEXT),
+        graph,
+    )
+    assert theirs == ours
