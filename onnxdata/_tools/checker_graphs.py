@@ -18,9 +18,11 @@ The operator schemas are asked for once per (op, version, domain) in a check
 from __future__ import annotations
 
 import sys
+from operator import attrgetter
 
 from .._core.access import held
 from .._core.errors import ValidationError
+from .._core.schema import spec_of
 from .._messages.graphs import AttributeProto, NodeProto
 from .checker_context import (
     CheckerContext,
@@ -67,19 +69,21 @@ _PARSE_FAILED = (
 _ATTRIBUTE_TYPES = AttributeProto.AttributeType
 _KNOWN_TYPES = frozenset(_ATTRIBUTE_TYPES.values())
 _A = _ATTRIBUTE_TYPES
-# The value fields of an attribute, in onnx's order, with the type each one needs.
-_SINGULAR = tuple(
-    (name, held(AttributeProto, name), kind)
-    for name, kind in (("f", _A.FLOAT), ("i", _A.INT), ("s", _A.STRING), ("t", _A.TENSOR),
-                       ("g", _A.GRAPH), ("tp", _A.TYPE_PROTO),
-                       ("sparse_tensor", _A.SPARSE_TENSOR))
+# The value fields of an attribute in onnx's order: the type each one needs,
+# whether it is repeated, and whether what it holds is checked in turn.
+_VALUE_FIELDS = (
+    ("f", _A.FLOAT, False, False), ("i", _A.INT, False, False),
+    ("s", _A.STRING, False, False), ("t", _A.TENSOR, False, True),
+    ("g", _A.GRAPH, False, True), ("tp", _A.TYPE_PROTO, False, False),
+    ("sparse_tensor", _A.SPARSE_TENSOR, False, True), ("floats", _A.FLOATS, True, False),
+    ("ints", _A.INTS, True, False), ("strings", _A.STRINGS, True, False),
+    ("tensors", _A.TENSORS, True, True), ("graphs", _A.GRAPHS, True, True),
+    ("sparse_tensors", _A.SPARSE_TENSORS, True, True),
+    ("type_protos", _A.TYPE_PROTOS, True, False),
 )  # fmt: skip
-_REPEATED = tuple(
-    (name, held(AttributeProto, name), kind)
-    for name, kind in (("floats", _A.FLOATS), ("ints", _A.INTS), ("strings", _A.STRINGS),
-                       ("tensors", _A.TENSORS), ("graphs", _A.GRAPHS),
-                       ("sparse_tensors", _A.SPARSE_TENSORS), ("type_protos", _A.TYPE_PROTOS))
-)  # fmt: skip
+_VALUE_KINDS = tuple((kind, repeated, deep) for _, kind, repeated, deep in _VALUE_FIELDS)
+# Every value field's slot in one call (None: unset, or a repeated field never made).
+_VALUES = attrgetter(*(spec_of(AttributeProto).by_name[f[0]].slot for f in _VALUE_FIELDS))
 _ATTR_TYPE = held(AttributeProto, "type")
 _ATTR_REF = held(AttributeProto, "ref_attr_name")
 _NODE_ATTRIBUTES = held(NodeProto, "attribute")
@@ -143,22 +147,19 @@ def check_attribute(attr: Any, ctx: CheckerContext, lex_ctx: LexicalScopeContext
     if ctx.ir_version >= 2 and kind is None:
         fail("Field 'type' of 'attr' is required but missing.")
     used = 0
-    for _, read, wanted in _SINGULAR:
-        if read(attr) is not None:
-            used += 1
-            if kind is not None and kind != wanted:
-                fail("type field and data field mismatch in attribute ", name, ".")
-    for _, read, wanted in _REPEATED:
-        value = read(attr)
-        if value is not None and len(value):
-            used += 1
-            if kind is not None and kind != wanted:
-                fail("type field and data field mismatch in attribute ", name, ".")
+    nested = False
+    for value, (wanted, repeated, deep) in zip(_VALUES(attr), _VALUE_KINDS, strict=True):
+        if value is None or (repeated and not len(value)):
+            continue
+        used += 1
+        nested = nested or deep
+        if kind is not None and kind != wanted:
+            fail("type field and data field mismatch in attribute ", name, ".")
     if used > 1:
         fail("Attribute (name: ", name, ") should not contain more than one value field.")
     if not ctx.is_main_graph and _ATTR_REF(attr) is not None and used:
         fail("Attribute (name: ", name, ") should refer to attribute in parent node.")
-    if used:
+    if nested:
         _attribute_values(attr, ctx, lex_ctx)
 
 

@@ -14,6 +14,7 @@ The checks and their messages are ``schema.cc``'s, in its order.
 
 from __future__ import annotations
 
+from .._core.access import held
 from .._defs import SchemaError, get_schema
 from .._messages.graphs import AttributeProto
 from .checker_context import fail
@@ -38,11 +39,15 @@ _ATTRIBUTE_TYPES = AttributeProto.AttributeType
 # The attribute types whose value field Verify asks for, and the field's name
 # in its message ("type_proto" is onnx's word for the field tp).
 _NEEDS_FIELD = {
-    _ATTRIBUTE_TYPES.TENSOR: ("t", "t"),
-    _ATTRIBUTE_TYPES.SPARSE_TENSOR: ("sparse_tensor", "sparse_tensor"),
-    _ATTRIBUTE_TYPES.GRAPH: ("g", "g"),
-    _ATTRIBUTE_TYPES.TYPE_PROTO: ("tp", "type_proto"),
+    _ATTRIBUTE_TYPES.TENSOR: (held(AttributeProto, "t"), "t"),
+    _ATTRIBUTE_TYPES.SPARSE_TENSOR: (held(AttributeProto, "sparse_tensor"), "sparse_tensor"),
+    _ATTRIBUTE_TYPES.GRAPH: (held(AttributeProto, "g"), "g"),
+    _ATTRIBUTE_TYPES.TYPE_PROTO: (held(AttributeProto, "tp"), "type_proto"),
 }
+_KNOWN_TYPES = frozenset(_ATTRIBUTE_TYPES.values())
+_UNDEFINED = _ATTRIBUTE_TYPES.UNDEFINED
+_ATTR_TYPE = held(AttributeProto, "type")
+_ATTR_REF = held(AttributeProto, "ref_attr_name")
 
 
 def type_name(value: int) -> str:
@@ -132,18 +137,18 @@ class Verifier:
                 if self.unchecked or name.startswith("__"):
                     continue
                 fail("Unrecognized attribute: ", name, " for operator ", node.op_type)
-            actual = attr.type if attr.HasField("type") else 0
-            if actual not in _ATTRIBUTE_TYPES.values():
-                actual = 0  # a value proto2 keeps as unknown: the field reads unset
+            actual = _ATTR_TYPE(attr)
+            if actual not in _KNOWN_TYPES:
+                actual = 0  # unset, or a value proto2 keeps as unknown: the field reads unset
             if actual != expected:
                 fail("Mismatched attribute type in '", node.name, " : ", name, "'. Expected: '",
                      type_name(expected), "', actual: '", type_name(actual), "'")  # fmt: skip
-            if attr.ref_attr_name:
+            if _ATTR_REF(attr):
                 continue
             needed = _NEEDS_FIELD.get(expected)
-            if needed is not None and not attr.HasField(needed[0]):
+            if needed is not None and needed[0](attr) is None:
                 fail("Attribute '", name, "' is expected to have field '", needed[1], "'")
-            if expected == _ATTRIBUTE_TYPES.UNDEFINED:
+            if expected == _UNDEFINED:
                 fail("Attribute '", name, " has unknown expected type")
         for name in self.required:
             if name not in seen:
