@@ -67,7 +67,7 @@ def _check(model: Any, ctx: CheckerContext) -> None:
     if len(entries) > 1:
         keys = [e.key for e in entries]
         if len(set(keys)) != len(keys):
-            fail("Your model has duplicate keys in metadata_props.")
+            fail("Your model has duplicate keys in ", PROPS, ".")
     ctx.ir_version = ir_version
     imports: dict[str, int] = {}
     for entry in model.opset_import:
