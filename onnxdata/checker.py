@@ -47,7 +47,7 @@ import os
 
 from ._core.errors import ValidationError
 from ._core.schema import MESSAGE, spec_of
-from ._defs import onnx_opset_version
+from ._defs.registry import schema_version_map
 from ._messages.convert import as_message
 from ._messages.declarations import (
     MapProto,
@@ -81,7 +81,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 __all__ = [
-    "DEFAULT_CONTEXT",
+    "DEFAULT_CONTEXT",  # noqa: F822 - made on first use (module __getattr__)
     "LEXICAL_SCOPE_CONTEXT",
     "MAXIMUM_PROTOBUF",
     "C",
@@ -105,19 +105,36 @@ MAXIMUM_PROTOBUF = _models.MAXIMUM_PROTOBUF
 
 _DT = TensorProto.DataType
 
-DEFAULT_CONTEXT = CheckerContext()
-"""onnx's default context: the newest IR version and ONNX opset."""
-DEFAULT_CONTEXT.ir_version = IR_VERSION
-DEFAULT_CONTEXT.opset_imports = {"": onnx_opset_version()}
+_DEFAULTS: list[CheckerContext] = []
+
+
+def _default_context() -> CheckerContext:
+    """onnx's ``DEFAULT_CONTEXT``: the newest IR version and ONNX opset, made on
+    first use (the opset is the catalog's, which loads then, not at import)."""
+    if not _DEFAULTS:
+        made = CheckerContext()
+        made.ir_version = IR_VERSION
+        made.opset_imports = {"": schema_version_map()[""][1]}
+        _DEFAULTS.append(made)
+    return _DEFAULTS[0]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DEFAULT_CONTEXT":
+        return _default_context()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 LEXICAL_SCOPE_CONTEXT = LexicalScopeContext()
 """onnx's default scope: no enclosing graph."""
 
 
 def _context(ctx: Any) -> CheckerContext:
-    """A copy of ``ctx`` (onnxdata's, or onnx's ``C.CheckerContext``) for one
-    check, with the schema lookups of that check alone."""
-    if isinstance(ctx, CheckerContext):
+    """A copy of ``ctx`` (onnxdata's, or onnx's ``C.CheckerContext``; None:
+    ``DEFAULT_CONTEXT``) for one check, with the schema lookups of that check
+    alone."""
+    if ctx is None:
+        made = _default_context().copy()
+    elif isinstance(ctx, CheckerContext):
         made = ctx.copy()
     else:
         made = CheckerContext()
@@ -161,7 +178,7 @@ def check_model(
 
 
 def check_graph(
-    graph: GraphProto, ctx: Any = DEFAULT_CONTEXT, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
+    graph: GraphProto, ctx: Any = None, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
 ) -> None:
     """Check a graph (onnx's ``check_graph``) in the context ``ctx``: its IR
     version and opset imports, whether it is the main graph.
@@ -175,7 +192,7 @@ def check_graph(
 
 
 def check_node(
-    node: NodeProto, ctx: Any = DEFAULT_CONTEXT, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
+    node: NodeProto, ctx: Any = None, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
 ) -> None:
     """Check a node against its operator's schema (onnx's ``check_node``).
 
@@ -188,7 +205,7 @@ def check_node(
 
 
 def check_attribute(
-    attr: AttributeProto, ctx: Any = DEFAULT_CONTEXT, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
+    attr: AttributeProto, ctx: Any = None, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
 ) -> None:
     """Check an attribute's form and the tensors and graphs it holds (onnx's
     ``check_attribute``; no schema: which attributes an operator takes is
@@ -202,7 +219,7 @@ def check_attribute(
     _graphs.check_attribute(attr, _context(ctx), _scope(lexical_scope_ctx))
 
 
-def check_value_info(value_info: ValueInfoProto, ctx: Any = DEFAULT_CONTEXT) -> None:
+def check_value_info(value_info: ValueInfoProto, ctx: Any = None) -> None:
     """Check a graph input's or output's name and, in the main graph, its type.
 
     Raises:

@@ -15,7 +15,8 @@ The checks and their messages are ``schema.cc``'s, in its order.
 from __future__ import annotations
 
 from .._core.access import held
-from .._defs import SchemaError, get_schema
+from .._defs.registry import get_schema
+from .._defs.schema import SchemaError
 from .._messages.graphs import AttributeProto
 from .checker_context import fail
 
