@@ -10,11 +10,12 @@ where (``"ModelProto.graph.node[3].attribute[0]"``).  ``C`` holds the
 contexts (``C.CheckerContext``, ``C.LexicalScopeContext``) and the
 bytes-taking functions of onnx's ``onnx_cpp2py_export.checker``.
 
-What differs from onnx in these (docs/compat.md): ``full_check=True`` raises
-``NotImplementedError`` once the other checks pass (no shape inference
-yet); a model file above 2 GiB is checked (onnx cannot parse one); when a
-model has several cycles of local function calls, the one named is the first
-met in the model's order.
+What differs from onnx in these (docs/compat.md): ``full_check=True`` runs
+every check but shape inference (which onnxdata does not have yet) and says
+so with a ``RuntimeWarning``; a model file above 2 GiB, or a ModelProto
+object that would encode to more, is checked (onnx cannot parse the one and
+asks for a path for the other); when a model has several cycles of local
+function calls, the one named is the first met in the model's order.
 
 ``check_tensor`` and ``check_sparse_tensor`` called on their own keep
 onnxdata's stricter rules (``check_model`` applies onnx's to the tensors of a
@@ -163,18 +164,24 @@ def check_model(
     file above 2 GiB is checked too).  ``skip_opset_compatibility_check``
     skips comparing a local function's opset imports with the model's;
     ``check_custom_domain`` also refuses operators of other domains that have
-    no schema.
+    no schema.  ``full_check`` would run shape inference after the checks,
+    which onnxdata does not have yet: every other check runs, then a
+    ``RuntimeWarning`` says that inference did not.
 
     Raises:
         ValidationError: (a ``ValueError``) the first rule broken, with onnx's
             text; ``err.path`` is the field path.  Also a file that cannot be
             opened or parsed, as onnx.
-        ValueError: bytes above 2 GiB or that do not decode (onnx's texts).
-        NotImplementedError: ``full_check=True`` on a model that passes the
-            checks: shape inference does not exist in onnxdata yet.
+        ValueError: bytes above :data:`MAXIMUM_PROTOBUF` or that do not
+            decode (onnx's texts).
         TypeError: ``model`` is not a model, bytes or a path.
+
+    Warns:
+        RuntimeWarning: ``full_check=True``: shape inference did not run.
     """
-    _models.check_model(model, full_check, skip_opset_compatibility_check, check_custom_domain)
+    _models.check_model(
+        model, full_check, skip_opset_compatibility_check, check_custom_domain, MAXIMUM_PROTOBUF
+    )
 
 
 def check_graph(

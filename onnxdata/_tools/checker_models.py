@@ -6,14 +6,18 @@ a model file above 2 GiB is checked too (onnx cannot parse one: protobuf's
 limit); external data files are looked for beside it, as onnx looks.
 
 ``full_check`` asks onnx to run shape inference after the checks, which
-onnxdata does not have yet: once the checks pass, it raises
-``NotImplementedError`` saying so, rather than pass a model onnx might
-refuse.
+onnxdata does not have yet: once the checks pass, a ``RuntimeWarning`` says
+that inference did not run.  A model onnx refuses only in inference (a type
+that does not fit an operator, a shape that cannot be) passes here, with
+that warning; code written for onnx that calls ``full_check=True`` on valid
+models keeps working, and ``-W error::RuntimeWarning`` makes it a failure
+for whoever needs the full verdict.
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 
 from .._core.errors import DecodeError, ValidationError
 from .._io.files import load
@@ -40,10 +44,15 @@ _PARSE_BYTES = (
     "the size limit."
 )
 _NO_INFERENCE = (
-    "check_model(full_check=True) runs shape inference after the checks, and onnxdata has no "
-    "shape inference yet: the model passed every other check of onnx's checker. Call "
-    "check_model without full_check, or onnx's checker, for the inference part."
+    "check_model(full_check=True): the model passed every check of onnx's checker but shape "
+    "inference, which onnxdata does not have yet and did not run"
 )
+
+
+def _full_check(full_check: bool) -> None:
+    """Say that the inference part of ``full_check`` did not run."""
+    if full_check:
+        warnings.warn(_NO_INFERENCE, RuntimeWarning, stacklevel=4)
 
 
 def check_model_proto(model: Any, ctx: CheckerContext) -> None:
@@ -107,7 +116,9 @@ def check_model_path(path: str, full_check: bool, skip: bool, custom: bool) -> N
     Raises:
         ValidationError: the file cannot be opened or parsed (onnx's text), or
             the model breaks a rule.
-        NotImplementedError: ``full_check`` on a model that passes the checks.
+
+    Warns:
+        RuntimeWarning: ``full_check`` (the inference part did not run).
     """
     try:
         model = load(path, ModelProto)
@@ -122,8 +133,7 @@ def check_model_path(path: str, full_check: bool, skip: bool, custom: bool) -> N
         ) from err
     cut = path.rfind("/")
     check_model_proto(model, _context(path[: cut + 1] if cut >= 0 else "", skip, custom))
-    if full_check:
-        raise NotImplementedError(_NO_INFERENCE)
+    _full_check(full_check)
 
 
 def check_model(
@@ -131,6 +141,7 @@ def check_model(
     full_check: bool = False,
     skip_opset_compatibility_check: bool = False,
     check_custom_domain: bool = False,
+    limit: int = MAXIMUM_PROTOBUF,
 ) -> None:
     """``onnx.checker.check_model`` for a model (onnxdata's or onnx's), its bytes
     or a path.
@@ -138,18 +149,19 @@ def check_model(
     Raises:
         ValidationError: the model breaks one of onnx's rules: the first one,
             with onnx's text; ``err.path`` is the field path.
-        ValueError: bytes above 2 GiB, or bytes that do not decode (onnx's
-            texts; the ``DecodeError`` is the cause).
-        NotImplementedError: ``full_check=True`` on a model that passes the
-            checks (no shape inference yet).
+        ValueError: bytes above ``limit`` (2 GiB), or bytes that do not
+            decode (onnx's texts; the ``DecodeError`` is the cause).
         TypeError: ``model`` is none of these.
+
+    Warns:
+        RuntimeWarning: ``full_check=True``: shape inference did not run.
     """
     if isinstance(model, (str, os.PathLike)):
         check_model_path(os.fspath(model), full_check, skip_opset_compatibility_check,
                          check_custom_domain)  # fmt: skip
         return
     if isinstance(model, (bytes, bytearray, memoryview)):
-        if len(model) > MAXIMUM_PROTOBUF:
+        if len(model) > limit:
             raise ValueError("This protobuf of onnx model is too large (>2GiB). Call check_model "
                              "with model path instead.")  # fmt: skip
         try:
@@ -159,5 +171,4 @@ def check_model(
     else:
         model = as_message(model, ModelProto)
     check_model_proto(model, _context("", skip_opset_compatibility_check, check_custom_domain))
-    if full_check:
-        raise NotImplementedError(_NO_INFERENCE)
+    _full_check(full_check)

@@ -201,13 +201,24 @@ def test_a_subgraph_error_names_the_outermost_node_and_the_inner_path() -> None:
     assert err.value.path == "ModelProto.graph.node[1].attribute[0].g.node[0]"
 
 
-def test_full_check_says_that_inference_is_missing() -> None:
+def test_full_check_runs_the_checks_and_says_that_inference_did_not() -> None:
     model = _relu_model()
-    with pytest.raises(NotImplementedError, match="shape inference"):
+    with pytest.warns(RuntimeWarning, match="shape inference"):
         checker.check_model(model, full_check=True)
-    model.graph.name = ""  # an invalid model still gets its ValidationError
-    with pytest.raises(checker.ValidationError):
-        checker.check_model(model, full_check=True)
+    model.graph.name = ""  # an invalid model gets its ValidationError, and no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(checker.ValidationError):
+            checker.check_model(model, full_check=True)
+
+
+def test_the_size_limit_is_the_module_constant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """onnx's test patches ``checker.MAXIMUM_PROTOBUF``: the limit is read at each call."""
+    data = _relu_model().SerializeToString()
+    monkeypatch.setattr(checker, "MAXIMUM_PROTOBUF", len(data) - 1)
+    monkeypatch.setattr(onnx.checker, "MAXIMUM_PROTOBUF", len(data) - 1)
+    theirs, ours = _both(data)
+    assert theirs == ours and ours is not None and ours[0] == "ValueError"
 
 
 def test_models_of_onnxdata_and_of_onnx_are_taken() -> None:
