@@ -45,6 +45,7 @@ What differs from onnx in the data checks:
 from __future__ import annotations
 
 import os
+from functools import partial
 
 from ._core.errors import ValidationError
 from ._core.schema import MESSAGE, spec_of
@@ -125,6 +126,7 @@ def __getattr__(name: str) -> Any:
         return _default_context()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 LEXICAL_SCOPE_CONTEXT = LexicalScopeContext()
 """onnx's default scope: no enclosing graph."""
 
@@ -195,7 +197,9 @@ def check_graph(
         TypeError: ``graph`` is not a GraphProto.
     """
     graph = as_message(graph, GraphProto)
-    _graphs.check_graph(graph, _context(ctx), _scope(lexical_scope_ctx))
+    _models.guarded(
+        graph, partial(_graphs.check_graph, graph, _context(ctx), _scope(lexical_scope_ctx))
+    )
 
 
 def check_node(
@@ -208,7 +212,9 @@ def check_node(
         TypeError: ``node`` is not a NodeProto.
     """
     node = as_message(node, NodeProto)
-    _graphs.check_node(node, _context(ctx), _scope(lexical_scope_ctx))
+    _models.guarded(
+        node, partial(_graphs.check_node, node, _context(ctx), _scope(lexical_scope_ctx))
+    )
 
 
 def check_attribute(
@@ -223,7 +229,9 @@ def check_attribute(
         TypeError: ``attr`` is not an AttributeProto.
     """
     attr = as_message(attr, AttributeProto)
-    _graphs.check_attribute(attr, _context(ctx), _scope(lexical_scope_ctx))
+    _models.guarded(
+        attr, partial(_graphs.check_attribute, attr, _context(ctx), _scope(lexical_scope_ctx))
+    )
 
 
 def check_value_info(value_info: ValueInfoProto, ctx: Any = None) -> None:
@@ -234,7 +242,7 @@ def check_value_info(value_info: ValueInfoProto, ctx: Any = None) -> None:
         TypeError: ``value_info`` is not a ValueInfoProto.
     """
     value_info = as_message(value_info, ValueInfoProto)
-    _graphs.check_value_info(value_info, _context(ctx))
+    _models.guarded(value_info, partial(_graphs.check_value_info, value_info, _context(ctx)))
 
 
 def check_function(
@@ -253,7 +261,9 @@ def check_function(
         ctx = CheckerContext()
         ctx.ir_version = find_min_ir_version_for(function.opset_import, ignore_unknown=True)
         ctx.opset_imports = {e.domain: e.version for e in function.opset_import}
-    _check_function(function, _context(ctx), _scope(lexical_scope_ctx))
+    _models.guarded(
+        function, partial(_check_function, function, _context(ctx), _scope(lexical_scope_ctx))
+    )
 
 
 class C:

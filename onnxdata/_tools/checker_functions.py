@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from .._core.errors import ValidationError
 from .checker_context import CheckerContext, LexicalScopeContext, fail, within
-from .checker_graphs import EXPERIMENTAL_OPS, check_node, schemas_of, warn_experimental
+from .checker_graphs import (
+    EXPERIMENTAL_OPS,
+    MAX_GRAPH_DEPTH,
+    PARSE_FAILED,
+    check_node,
+    schemas_of,
+    warn_experimental,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -143,17 +150,24 @@ def _function_node(
 
 
 def _callees(nodes: Any, by_id: dict[str, int], found: dict[int, None]) -> None:
-    """The local functions ``nodes`` call, through subgraphs too (in order met)."""
-    todo = [nodes]
+    """The local functions ``nodes`` call, through subgraphs too (in order met).
+
+    Raises ValueError (onnx's parse failure) for graphs nested deeper than
+    protobuf parses, which only an object built in Python (a graph inside
+    itself) can hold."""
+    todo = [(nodes, 0)]
     while todo:
-        for node in todo.pop():
+        current, depth = todo.pop()
+        if depth > MAX_GRAPH_DEPTH:
+            raise ValueError(PARSE_FAILED)
+        for node in current:
             index = by_id.get(function_id(node.domain, node.op_type, node.overload))
             if index is not None:
                 found.setdefault(index)
             for attr in node.attribute:
                 if attr.HasField("g"):
-                    todo.append(attr.g.node)
-                todo.extend(g.node for g in attr.graphs)
+                    todo.append((attr.g.node, depth + 1))
+                todo.extend((g.node, depth + 1) for g in attr.graphs)
 
 
 def check_function_call_cycles(model: Any) -> None:

@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "EXPERIMENTAL_OPS",
+    "MAX_GRAPH_DEPTH",
+    "PARSE_FAILED",
     "check_attribute",
     "check_graph",
     "check_node",
@@ -61,7 +63,7 @@ EXPERIMENTAL_OPS = frozenset({
 # Graph nesting beyond which protobuf could not have parsed the model (its
 # limit is 100 nested messages, three per level of graph).
 MAX_GRAPH_DEPTH = 33
-_PARSE_FAILED = (
+PARSE_FAILED = (
     "Unable to parse proto from the given bytes: data is malformed, truncated, or exceeds "
     "the size limit."
 )
@@ -194,7 +196,7 @@ def _attribute_values(attr: Any, ctx: CheckerContext, lex_ctx: LexicalScopeConte
 
 def _subgraph_context(ctx: CheckerContext) -> CheckerContext:
     if ctx.depth >= MAX_GRAPH_DEPTH:
-        raise ValueError(_PARSE_FAILED)
+        raise ValueError(PARSE_FAILED)
     sub = ctx.copy()
     sub.is_main_graph = False
     sub.depth = ctx.depth + 1

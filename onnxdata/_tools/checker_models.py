@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import warnings
 
-from .._core.errors import DecodeError, ValidationError
+from .._core.errors import DecodeError, EncodeError, ValidationError
 from .._io.files import load
 from .._messages.convert import as_message
 from .._messages.graphs import ModelProto
@@ -32,9 +32,16 @@ from .model_rules import PROPS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
     from typing import Any
 
-__all__ = ["MAXIMUM_PROTOBUF", "check_model", "check_model_path", "check_model_proto"]
+__all__ = [
+    "MAXIMUM_PROTOBUF",
+    "check_model",
+    "check_model_path",
+    "check_model_proto",
+    "guarded",
+]
 
 MAXIMUM_PROTOBUF = 2147483647
 """The largest message protobuf parses (2 GiB - 1 byte), as in onnx."""
@@ -62,6 +69,21 @@ def check_model_proto(model: Any, ctx: CheckerContext) -> None:
         _check(model, ctx)
     except ValidationError as err:
         within(err, "ModelProto")
+        raise
+
+
+def guarded(message: Any, check: Callable[[], None]) -> None:
+    """Run ``check`` of ``message``, an object built in Python: a value of the
+    wrong type in it (an ``int`` for a name) that breaks the check itself is
+    reported as ``encode()`` reports it, an ``EncodeError`` with the field's
+    path (onnx serializes a message before checking it, and fails there)."""
+    try:
+        check()
+    except (TypeError, AttributeError, KeyError, IndexError) as err:
+        try:
+            message.encode()
+        except EncodeError as refused:
+            raise refused from err
         raise
 
 
@@ -152,6 +174,8 @@ def check_model(
         ValueError: bytes above ``limit`` (2 GiB), or bytes that do not
             decode (onnx's texts; the ``DecodeError`` is the cause).
         TypeError: ``model`` is none of these.
+        EncodeError: a value of the wrong type in the model breaks the check
+            (the field's path, as ``encode()`` names it).
 
     Warns:
         RuntimeWarning: ``full_check=True``: shape inference did not run.
@@ -170,5 +194,6 @@ def check_model(
             raise ValueError(_PARSE_BYTES) from err
     else:
         model = as_message(model, ModelProto)
-    check_model_proto(model, _context("", skip_opset_compatibility_check, check_custom_domain))
+    ctx = _context("", skip_opset_compatibility_check, check_custom_domain)
+    guarded(model, lambda: check_model_proto(model, ctx))
     _full_check(full_check)

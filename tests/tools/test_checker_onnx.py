@@ -330,3 +330,54 @@ def test_the_bytes_functions_of_c_agree() -> None:
         graph,
     )
     assert theirs == ours
+
+
+def _onnxdata_relu() -> onnxdata.ModelProto:
+    return onnxdata.ModelProto.decode(_relu_model().SerializeToString())
+
+
+def test_a_value_of_the_wrong_type_is_the_encoders_error() -> None:
+    """onnx serializes before it checks; a wrong type that breaks the check is
+    reported as encode() reports it, with the field's path."""
+    model = _onnxdata_relu()
+    model.graph.node[0].attribute.append(onnxdata.AttributeProto(name=3, type=2, i=1))  # type: ignore[arg-type]
+    with pytest.raises(onnxdata.EncodeError, match=r"graph\.node\[0\]\.attribute\[0\]\.name"):
+        checker.check_model(model)
+    with pytest.raises(onnxdata.EncodeError, match=r"node\[0\]\.attribute\[0\]\.name"):
+        checker.check_graph(model.graph)
+
+
+def test_a_graph_inside_itself_ends() -> None:
+    """Only an object can hold a cycle; the walk stops where protobuf would have."""
+    model = _onnxdata_relu()
+    node = onnxdata.NodeProto(op_type="If", input=["x"], output=["z"])
+    inner = onnxdata.GraphProto(name="loop", node=[node])
+    node.attribute.append(
+        onnxdata.AttributeProto(name="then_branch", type=onnxdata.AttributeProto.GRAPH, g=inner)
+    )
+    model.graph.node.append(node)
+    with pytest.raises(ValueError, match="Unable to parse proto"):
+        checker.check_model(model)
+    model.graph.node.pop()
+    model.ir_version = 10
+    function = onnxdata.FunctionProto(name="f", domain="d", node=[node])
+    model.functions.append(function)
+    with pytest.raises(ValueError, match="Unable to parse proto"):
+        checker.check_model(model)
+
+
+def test_a_long_chain_of_function_calls_is_refused() -> None:
+    """More than 100 local functions calling each other in a chain: refused with
+    onnx's message.  onnx walks its functions in the order of a hash table, so
+    whether its walk meets the chain from its start (and refuses) depends on
+    that order (docs/compat.md); this one is met from its start."""
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("d", 1)]
+    model = helper.make_model(helper.make_graph([], "g", [], []), opset_imports=opsets)
+    for i in range(120):
+        call = helper.make_node(f"f{i + 1}", ["x"], ["y"], domain="d")
+        body = [call] if i < 119 else [helper.make_node("Relu", ["x"], ["y"])]
+        model.functions.append(helper.make_function("d", f"f{i}", ["x"], ["y"], body, opsets))
+    with pytest.raises(checker.ValidationError, match=r"depth exceeds limit \(100\)"):
+        checker.check_model(model.SerializeToString())
+    del model.functions[100:]  # 100 deep, the last calling one that is not there
+    assert _both(model.SerializeToString())[1] is None
