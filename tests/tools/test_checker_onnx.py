@@ -28,6 +28,7 @@ from tests.support.checker_mutants import MUTATIONS, mutant, verdict
 
 ONNX_ROOT = pathlib.Path(onnx.__file__).parent
 PACKAGE_MODELS = sorted(ONNX_ROOT.glob("backend/test/data/**/*.onnx"))
+MODELS_DIR = os.environ.get("ONNXDATA_MODELS_DIR", "")
 
 
 @pytest.fixture(scope="module")
@@ -107,6 +108,33 @@ def test_mutants_of_every_node_test_model_agree(
     monkeypatch.chdir(tmp_path)
     counts = _mutants(node_models, 1)
     assert counts["mutants"] > 30000
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not MODELS_DIR, reason="ONNXDATA_MODELS_DIR names no folder of models")
+def test_every_model_of_a_folder_and_its_mutants_agree(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corpus of real models (``ONNXDATA_MODELS_DIR``): each by path, and its
+    mutants (external data looked for beside each model, as by path)."""
+    paths = sorted(pathlib.Path(MODELS_DIR).rglob("*.onnx"))
+    assert paths, f"no .onnx file under {MODELS_DIR}"
+    differ = []
+    for k, path in enumerate(paths):
+        theirs, ours = _both(str(path))
+        if theirs != ours:
+            differ.append((str(path), "", theirs, ours))
+        if path.stat().st_size > 200 << 20:
+            continue  # onnx's checker reads the model into memory for each mutant
+        monkeypatch.chdir(path.parent)
+        base = onnx.load(str(path), load_external_data=False)
+        for mutation in MUTATIONS:
+            model = mutant(base, mutation, k)
+            if model is not None:
+                theirs, ours = _both(model.SerializeToString())
+                if theirs != ours:
+                    differ.append((str(path), mutation, theirs, ours))
+    assert differ == []
 
 
 def _external_model(location: str) -> onnx.ModelProto:
@@ -381,3 +409,34 @@ def test_a_long_chain_of_function_calls_is_refused() -> None:
         checker.check_model(model.SerializeToString())
     del model.functions[100:]  # 100 deep, the last calling one that is not there
     assert _both(model.SerializeToString())[1] is None
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+@pytest.mark.slow
+def test_a_model_file_above_2_gib_is_checked(tmp_path: pathlib.Path) -> None:
+    """onnx cannot parse it ("Unable to parse proto from file"); the file is
+    mapped here and checked, its 2 GiB of weights never read (a sparse file)."""
+    size = 1 << 31
+    weight = onnx.TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[size // 4])
+    tensor = weight.SerializeToString() + b"\x4a" + _varint(size)  # raw_data, field 9
+    graph = _relu_model().graph
+    graph.node.append(helper.make_node("Add", ["y", "w"], ["z"]))
+    graph.output[0].name = "z"
+    head = graph.SerializeToString() + b"\x2a" + _varint(len(tensor) + size) + tensor
+    model = _relu_model()
+    model.ClearField("graph")
+    data = model.SerializeToString() + b"\x3a" + _varint(len(head) + size) + head
+    path = tmp_path / "big.onnx"
+    with open(path, "wb") as f:
+        f.write(data)
+        f.truncate(len(data) + size)
+    checker.check_model(path)
+    checker.check_model(str(path))
