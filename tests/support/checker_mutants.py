@@ -76,6 +76,30 @@ def drop_attribute(model: onnx.ModelProto, rng: random.Random) -> onnx.ModelProt
     return model
 
 
+def empty_attribute(model: onnx.ModelProto, rng: random.Random) -> onnx.ModelProto | None:
+    """An attribute that keeps its name and type but no value (or refers to one)."""
+    found = _pick(_attributes(model), rng)
+    if found is None:
+        return None
+    _, attr = found
+    kept = AttributeProto(name=attr.name, type=attr.type)
+    if rng.random() < 0.3:
+        kept.ref_attr_name = "outer"
+    attr.CopyFrom(kept)
+    return model
+
+
+def ref_attribute(model: onnx.ModelProto, rng: random.Random) -> onnx.ModelProto | None:
+    """An attribute that refers to the calling node's and holds a value too, in a
+    graph, a subgraph or a function body."""
+    made = _function_model(model, rng) if rng.random() < 0.5 else model
+    found = _pick(_attributes(made) if made is not None else [], rng)
+    if found is None:
+        return None
+    found[1].ref_attr_name = "outer"
+    return made
+
+
 def unknown_attribute(model: onnx.ModelProto, rng: random.Random) -> onnx.ModelProto | None:
     node = _pick(_nodes(model), rng)
     if node is None:
@@ -228,7 +252,7 @@ def graph_value_info(model: onnx.ModelProto, rng: random.Random) -> onnx.ModelPr
     value = _pick(values, rng)
     if value is None:
         return None
-    what = rng.randrange(5)
+    what = rng.randrange(6)
     if what == 0:
         value.name = ""
     elif what == 1:
@@ -237,9 +261,27 @@ def graph_value_info(model: onnx.ModelProto, rng: random.Random) -> onnx.ModelPr
         value.type.tensor_type.ClearField(rng.choice(["elem_type", "shape"]))
     elif what == 3:
         value.name = rng.choice([v.name for v in values])
+    elif what == 4:
+        value.type.CopyFrom(rng.choice(_TYPES))
     else:
         graph.output.add().name = "not_defined"
     return model
+
+
+_TYPES = [
+    onnx.TypeProto(),
+    onnx.TypeProto(sequence_type=onnx.TypeProto.Sequence()),
+    onnx.TypeProto(sequence_type=onnx.TypeProto.Sequence(elem_type=onnx.TypeProto())),
+    onnx.TypeProto(map_type=onnx.TypeProto.Map(key_type=7)),
+    onnx.TypeProto(map_type=onnx.TypeProto.Map(value_type=onnx.TypeProto())),
+    onnx.TypeProto(map_type=onnx.TypeProto.Map(key_type=7, value_type=onnx.TypeProto())),
+    onnx.TypeProto(optional_type=onnx.TypeProto.Optional()),
+    onnx.TypeProto(opaque_type=onnx.TypeProto.Opaque()),
+    onnx.TypeProto(opaque_type=onnx.TypeProto.Opaque(name="o")),
+    onnx.TypeProto(sparse_tensor_type=onnx.TypeProto.SparseTensor(elem_type=1)),
+    helper.make_sparse_tensor_type_proto(1, [2]),
+    helper.make_tensor_type_proto(1, None),
+]
 
 
 def graph_name(model: onnx.ModelProto, rng: random.Random) -> onnx.ModelProto | None:
@@ -380,7 +422,8 @@ def valid_function(model: onnx.ModelProto, rng: random.Random) -> onnx.ModelProt
 MUTATIONS: dict[str, Mutation] = {
     f.__name__: f
     for f in (
-        wrong_attribute_type, attribute_type_unset, drop_attribute, unknown_attribute,
+        wrong_attribute_type, attribute_type_unset, drop_attribute, empty_attribute,
+        ref_attribute, unknown_attribute,
         duplicate_attribute, two_value_fields, rename_op, change_domain, lower_opset,
         drop_opset, ir_version, more_inputs, fewer_inputs, empty_input, more_outputs,
         fewer_outputs, ssa_violation, swap_nodes, outer_name_in_subgraph, graph_value_info,
