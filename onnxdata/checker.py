@@ -313,6 +313,14 @@ class C:
     def check_value_info(data: bytes, ctx: Any) -> None:
         check_value_info(ValueInfoProto.decode(data), ctx)
 
+    @staticmethod
+    def check_tensor(data: bytes, ctx: Any) -> None:
+        check_tensor(TensorProto.decode(data), ctx)
+
+    @staticmethod
+    def check_sparse_tensor(data: bytes, ctx: Any) -> None:
+        check_sparse_tensor(SparseTensorProto.decode(data), ctx)
+
 
 def check_tensor(tensor: TensorProto, ctx: Any = None) -> None:
     """Check a TensorProto (onnxdata's or onnx's) against the ONNX rules.

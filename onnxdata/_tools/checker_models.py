@@ -153,7 +153,7 @@ def check_model_path(path: str, full_check: bool, skip: bool, custom: bool) -> N
         raise ValidationError(
             f"Unable to open proto file: {path}. Please check if it is a valid proto. "
         ) from err
-    cut = path.rfind("/")
+    cut = max(path.rfind("/"), path.rfind("\\"))  # onnx: find_last_of("\\/")
     check_model_proto(model, _context(path[: cut + 1] if cut >= 0 else "", skip, custom))
     _full_check(full_check)
 
