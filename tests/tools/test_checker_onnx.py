@@ -20,11 +20,14 @@ from typing import Any
 
 import onnx
 import pytest
+from hypothesis import HealthCheck, given, settings
 from onnx import TensorProto, helper
 
 import onnxdata
 from onnxdata import checker
+from onnxdata import strategies as ods
 from tests.support.checker_mutants import MUTATIONS, mutant, verdict
+from tests.support.message_strategies import scaled
 
 ONNX_ROOT = pathlib.Path(onnx.__file__).parent
 PACKAGE_MODELS = sorted(ONNX_ROOT.glob("backend/test/data/**/*.onnx"))
@@ -440,3 +443,20 @@ def test_a_model_file_above_2_gib_is_checked(tmp_path: pathlib.Path) -> None:
         f.truncate(len(data) + size)
     checker.check_model(path)
     checker.check_model(str(path))
+
+
+@settings(max_examples=scaled(0.3), deadline=None, suppress_health_check=list(HealthCheck))
+@given(ods.models(max_depth=2, external=False))
+def test_drawn_models_get_onnx_verdict(model: onnxdata.ModelProto) -> None:
+    """Models as exporters write them (operators of every domain, subgraphs,
+    functions, metadata), drawn by onnxdata's own strategy."""
+    data = model.encode()
+    assert verdict(onnx.checker.check_model, data) == verdict(checker.check_model, data)
+
+
+@settings(max_examples=scaled(0.3), deadline=None, suppress_health_check=list(HealthCheck))
+@given(ods.of(onnxdata.ModelProto))
+def test_models_drawn_from_the_schema_get_onnx_verdict(model: onnxdata.ModelProto) -> None:
+    """Any ModelProto the schema allows (mostly refused early, at every rule)."""
+    data = model.encode()
+    assert verdict(onnx.checker.check_model, data) == verdict(checker.check_model, data)
