@@ -68,7 +68,11 @@ def check_opset_compatibility(
     node: Any, ctx: CheckerContext, function_imports: dict[str, int], model_imports: dict[str, int]
 ) -> None:
     """onnx's ``check_opset_compatibility``: the node's operator has the same
-    schema at the function's version of its domain as at the model's."""
+    schema at the function's version of its domain as at the model's.
+
+    Raises:
+        ValidationError: the first rule broken, with onnx's text.
+    """
     domain = node.domain
     function_version = function_imports.get(domain, -1)
     model_version = model_imports.get(domain, -1)
@@ -171,7 +175,11 @@ def _callees(nodes: Any, by_id: dict[str, int], found: dict[int, None]) -> None:
 
 
 def check_function_call_cycles(model: Any) -> None:
-    """onnx's ``check_function_call_cycles``: no local function calls itself."""
+    """onnx's ``check_function_call_cycles``: no local function calls itself.
+
+    Raises:
+        ValidationError: the first rule broken, with onnx's text.
+    """
     functions = model.functions
     if len(functions) > MAX_LOCAL_FUNCTIONS:
         fail("Model contains ", len(functions), " local functions, exceeding the limit of ",
@@ -228,7 +236,11 @@ def check_model_local_functions(
 ) -> None:
     """onnx's ``check_model_local_functions``: the model's imports, completed by
     the functions' imports of other domains, are what each function's imports
-    are compared with; then no call cycle; then each function."""
+    are compared with; then no call cycle; then each function.
+
+    Raises:
+        ValidationError: the first rule broken, with onnx's text.
+    """
     merged = dict(ctx.opset_imports)
     for function in model.functions:
         for entry in function.opset_import:

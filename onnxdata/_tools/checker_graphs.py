@@ -112,7 +112,11 @@ def schemas_of(ctx: CheckerContext) -> SchemaCache:
 
 
 def check_value_info(value_info: Any, ctx: CheckerContext) -> None:
-    """onnx's ``check_value_info``: named; in the main graph, with a complete type."""
+    """onnx's ``check_value_info``: named; in the main graph, with a complete type.
+
+    Raises:
+        ValidationError: the first rule broken, with onnx's text.
+    """
     if not value_info.name:
         fail("Field 'name' of 'value_info' is required to be non-empty.")
     if not ctx.is_main_graph:
@@ -141,7 +145,11 @@ def _attribute_type(attr: Any) -> int | None:
 
 def check_attribute(attr: Any, ctx: CheckerContext, lex_ctx: LexicalScopeContext) -> None:
     """onnx's ``check_attribute``: the attribute's form, and the tensors and graphs
-    it holds (a graph as a subgraph of the scope ``lex_ctx``)."""
+    it holds (a graph as a subgraph of the scope ``lex_ctx``).
+
+    Raises:
+        ValidationError: the first rule broken, with onnx's text.
+    """
     name = attr.name
     if not name:
         fail("Field 'name' of 'attr' is required to be non-empty.")
@@ -218,7 +226,11 @@ def domain_version(node: Any, ctx: CheckerContext) -> int:
 
 def check_node(node: Any, ctx: CheckerContext, lex_ctx: LexicalScopeContext) -> None:
     """onnx's ``check_node``: the operator imported and known in its opset (not
-    deprecated), its attributes well formed, and the node fitting the schema."""
+    deprecated), its attributes well formed, and the node fitting the schema.
+
+    Raises:
+        ValidationError: the first rule broken, with onnx's text.
+    """
     op_type = node.op_type
     if not op_type:
         fail("Field 'op_type' of 'node' is required to be non-empty.")
@@ -260,7 +272,11 @@ def _node_attributes(attributes: Any, ctx: CheckerContext, lex_ctx: LexicalScope
 def check_graph(graph: Any, ctx: CheckerContext, parent_lex: LexicalScopeContext) -> None:
     """onnx's ``check_graph``: named; its inputs, outputs, initializers and nodes
     checked; every value defined once (SSA) before it is used (topological
-    order), seeing the names of the enclosing graphs through ``parent_lex``."""
+    order), seeing the names of the enclosing graphs through ``parent_lex``.
+
+    Raises:
+        ValidationError: the first rule broken, with onnx's text.
+    """
     if not graph.name:
         fail("Field 'name' of 'graph' is required to be non-empty.")
     for field in ("input", "output"):
