@@ -460,3 +460,35 @@ def test_models_drawn_from_the_schema_get_onnx_verdict(model: onnxdata.ModelProt
     """Any ModelProto the schema allows (mostly refused early, at every rule)."""
     data = model.encode()
     assert verdict(onnx.checker.check_model, data) == verdict(checker.check_model, data)
+
+
+def _custom_schema(module: Any) -> Any:
+    s = module.defs.OpSchema
+    return s(
+        "CheckerTestOp", "com.checker.test", 1, doc="",
+        inputs=[s.FormalParameter("x", "T")], outputs=[s.FormalParameter("y", "T")],
+        type_constraints=[("T", ["tensor(float)"], "")],
+        attributes=[s.Attribute("alpha", s.AttrType.FLOAT, "", required=True)],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "attributes", [{}, {"alpha": 1.0}, {"alpha": 1}], ids=["no", "float", "int"]
+)
+def test_a_schema_registered_from_python_is_checked(attributes: dict[str, Any]) -> None:
+    """Packages with custom operators register their schemas (``defs.register_schema``);
+    the checker verifies nodes against them as onnx's does."""
+    onnx.defs.register_schema(_custom_schema(onnx))
+    onnxdata.defs.register_schema(_custom_schema(onnxdata))
+    try:
+        model = _relu_model()
+        model.graph.node[0].CopyFrom(
+            helper.make_node("CheckerTestOp", ["x"], ["y"], domain="com.checker.test", **attributes)
+        )
+        model.opset_import.append(helper.make_opsetid("com.checker.test", 1))
+        theirs, ours = _both(model.SerializeToString())
+        assert theirs == ours
+        assert (ours is None) == isinstance(attributes.get("alpha"), float)
+    finally:
+        onnx.defs.deregister_schema("CheckerTestOp", 1, "com.checker.test")
+        onnxdata.defs.deregister_schema("CheckerTestOp", 1, "com.checker.test")
