@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import NoReturn
 
-__all__ = ["CheckerContext", "LexicalScopeContext", "add_context", "fail", "within"]
+__all__ = ["CheckerContext", "LexicalScopeContext", "add_context", "c_string", "fail", "within"]
 
 
 class CheckerContext:
@@ -113,7 +113,14 @@ def fail(*parts: object) -> NoReturn:
     onnx's ``MakeString`` joins them; ``err.violations`` holds the one
     :class:`Violation` (its path filled in by :func:`within`)."""
     text = "".join(map(str, parts))
-    raise ValidationError(text, [Violation("", text)])
+    raise ValidationError(c_string(text), [Violation("", text)])
+
+
+def c_string(text: str) -> str:
+    """``text`` as onnx's error shows it: up to its first NUL character, where
+    a C++ exception's ``what()`` ends (a name holding one is cut there).  The
+    whole text stays in the error's violation."""
+    return text.split("\0", 1)[0]
 
 
 def within(err: ValidationError, field: str) -> None:
@@ -130,4 +137,4 @@ def add_context(err: ValidationError, context: str) -> None:
     first text and ``context``; a later call (an enclosing node) replaces an
     earlier one, as in onnx."""
     base = next((v.message for v in err.violations if isinstance(v, Violation)), str(err))
-    err.args = (f"{base}\n\n==> Context: {context}",)
+    err.args = (c_string(f"{c_string(base)}\n\n==> Context: {context}"),)

@@ -40,6 +40,7 @@ __all__ = [
     "check_model",
     "check_model_path",
     "check_model_proto",
+    "decode_as_onnx",
     "guarded",
 ]
 
@@ -131,6 +132,44 @@ def _context(model_dir: str, skip_opset_compatibility_check: bool, check_custom_
     return ctx
 
 
+def _stops_early(err: DecodeError, data: Any) -> int | None:
+    """Where onnx's C++ parser stops with success where upb (and onnxdata) refuse:
+    an end-group tag with no group open, or a tag that is the number 0, at the
+    top level of the model, ends the message there (inside a sub-message it
+    fails, as here).  The offset of that tag, or None."""
+    if err.path != "ModelProto" or err.offset is None:
+        return None
+    at = int(err.offset)
+    if "end-group tag" in str(err):
+        return at
+    if "field number 0" in str(err):
+        view = memoryview(data)
+        tag = shift = 0
+        while at < len(view) and shift < 70:
+            tag |= (view[at] & 0x7F) << shift
+            if view[at] < 0x80:
+                if tag == 0 or tag & 7 == 4:  # 0 (in any length), or field 0's end-group
+                    return int(err.offset)
+                break
+            at, shift = at + 1, shift + 7
+    return None
+
+
+def decode_as_onnx(data: Any) -> Any:
+    """The model in ``data`` as onnx's checker parses it (see :func:`_stops_early`).
+
+    Raises:
+        DecodeError: the bytes are no model.
+    """
+    try:
+        return ModelProto.decode(data)
+    except DecodeError as err:
+        stop = _stops_early(err, data)
+        if stop is None:
+            raise
+    return ModelProto.decode(memoryview(data)[:stop])
+
+
 def check_model_path(path: str, full_check: bool, skip: bool, custom: bool) -> None:
     """onnx's ``check_model_path``: the model in the file at ``path``, its
     external data looked for in the file's folder.
@@ -143,7 +182,11 @@ def check_model_path(path: str, full_check: bool, skip: bool, custom: bool) -> N
         RuntimeWarning: ``full_check`` (the inference part did not run).
     """
     try:
-        model = load(path, ModelProto)
+        try:
+            model = load(path, ModelProto)
+        except DecodeError:
+            with open(path, "rb") as f:  # rare: read it whole, as onnx does
+                model = decode_as_onnx(f.read())
     except DecodeError as err:
         raise ValidationError(
             f"Unable to parse proto from file: {path}. Please check if it is a valid protobuf "
@@ -189,7 +232,7 @@ def check_model(
             raise ValueError("This protobuf of onnx model is too large (>2GiB). Call check_model "
                              "with model path instead.")  # fmt: skip
         try:
-            model = ModelProto.decode(model)
+            model = decode_as_onnx(model)
         except DecodeError as err:
             raise ValueError(_PARSE_BYTES) from err
     else:

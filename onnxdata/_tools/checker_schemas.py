@@ -188,7 +188,7 @@ class SchemaCache:
             pass
         try:
             schema = get_schema(op_type, version, domain)
-        except SchemaError:
+        except (SchemaError, TypeError):  # TypeError: a name that is no UTF-8 names no schema
             made = None
         else:
             made = Verifier(schema)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import pathlib
+import random
 import warnings
 from typing import Any
 
@@ -492,3 +493,72 @@ def test_a_schema_registered_from_python_is_checked(attributes: dict[str, Any]) 
     finally:
         onnx.defs.deregister_schema("CheckerTestOp", 1, "com.checker.test")
         onnxdata.defs.deregister_schema("CheckerTestOp", 1, "com.checker.test")
+
+
+def _byte_mutants(models: list[tuple[str, onnx.ModelProto]], count: int) -> dict[str, int]:
+    """``count`` node-test models with 1 to 3 bytes changed at random (seeded):
+    onnx parses its bytes with protobuf's C++ parser, which ends a model at a
+    stray end-group or zero tag; its message stops at a NUL; a name that is no
+    UTF-8 makes its message fail to decode (``UnicodeDecodeError``, counted
+    apart: onnxdata raises the ValidationError, the bytes as surrogate escapes)."""
+    rng = random.Random(7)
+    datas = [m.SerializeToString() for _, m in models]
+    counts = {"same": 0, "undecodable message": 0}
+    differ = []
+    for _ in range(count):
+        data = bytearray(rng.choice(datas))
+        for _ in range(rng.randint(1, 3)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        theirs, ours = _both(bytes(data))
+        if theirs is not None and theirs[0] == "UnicodeDecodeError":
+            assert ours is not None and ours[0] == "ValidationError", ours
+            assert any("\udc80" <= c <= "\udcff" for c in ours[1]), ours
+            counts["undecodable message"] += 1
+        elif theirs == ours:
+            counts["same"] += 1
+        else:
+            differ.append((bytes(data), theirs, ours))
+    assert differ == []
+    return counts
+
+
+def test_models_with_bytes_changed_get_onnx_verdict(
+    node_models: list[tuple[str, onnx.ModelProto]],
+) -> None:
+    counts = _byte_mutants(node_models, 1500)
+    assert counts["same"] > 1000
+
+
+@pytest.mark.slow
+def test_many_models_with_bytes_changed_get_onnx_verdict(
+    node_models: list[tuple[str, onnx.ModelProto]],
+) -> None:
+    counts = _byte_mutants(node_models, 20000)
+    assert counts["same"] > 15000
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"\x08\x07\x34\x3a", b"\x08\x07\x00\x3a", b"\x08\x07\x80\x00\x3a", b"\x08\x07\x04\x3a",
+     b"\x08\x07\x02\x00", b"\x08\x07\x3a\x02\x0c\x00", b"\x08\x07\x3a\x02\x00\x00", b"\x34"],
+)  # fmt: skip
+def test_a_stray_end_tag_ends_the_model_as_in_onnx_parser(data: bytes) -> None:
+    """onnx's C++ parser ends a model at a top-level end-group tag or tag 0 (upb
+    refuses both); inside a sub-message both fail."""
+    theirs, ours = _both(data)
+    assert theirs == ours and ours is not None
+
+
+def test_a_message_stops_at_a_nul_as_onnx_message() -> None:
+    model = _relu_model()
+    model.graph.output[0].name = "o\x00ut"
+    model.graph.node[0].attribute.append(helper.make_attribute("bo\x00gus", 1))
+    theirs, ours = _both(model.SerializeToString())
+    assert theirs == ours and ours is not None
+    assert (
+        ours[1]
+        == "Unrecognized attribute: bo\n\n==> Context: Bad node spec for node. Name: r OpType: Relu"
+    )
+    with pytest.raises(checker.ValidationError) as err:
+        checker.check_model(model.SerializeToString())
+    assert "bo\x00gus" in str(err.value.violations[0])  # the whole name is kept there
