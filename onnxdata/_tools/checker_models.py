@@ -185,6 +185,8 @@ def check_model_path(path: str, full_check: bool, skip: bool, custom: bool) -> N
         try:
             model = load(path, ModelProto)
         except DecodeError:
+            if os.path.getsize(path) > MAXIMUM_PROTOBUF:
+                raise  # onnx's parser cannot read it at all
             with open(path, "rb") as f:  # rare: read it whole, as onnx does
                 model = decode_as_onnx(f.read())
     except DecodeError as err:
