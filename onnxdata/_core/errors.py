@@ -99,8 +99,13 @@ class ValidationError(ValueError):
     Attributes:
         violations: the broken rules, when the error comes from a check
             (empty otherwise).
+        path: the field path of the message that broke the rule, when the
+            error comes from ``checker.check_model`` and its kin
+            (``"ModelProto.graph.node[3]"``); ``""`` otherwise.  The message
+            text stays onnx's.
     """
 
-    def __init__(self, message: str, violations: Iterable[object] = ()) -> None:
+    def __init__(self, message: str, violations: Iterable[object] = (), path: str = "") -> None:
         super().__init__(message)
         self.violations = list(violations)
+        self.path = path
