@@ -185,44 +185,65 @@ class _Through:
     in it is lost), waiting for a FIFO's reader as onnx's ``open`` waits, but
     in short steps, so that Ctrl-C still stops the wait.  What was written
     before a failure has reached the reader: a stream cannot be taken back.
+    The descriptor, then the file object, is recorded in the uninterruptible
+    step that makes it, as the temporary's are.
     """
 
-    __slots__ = ("file", "mode")
+    __slots__ = ("desc", "file")
 
-    def __init__(self, path: str, mode: int) -> None:
-        self.mode = mode
+    def __init__(self) -> None:
+        self.desc: Descriptor | None = None
+        self.file: BinaryIO | None = None
+
+    def open(self, path: str, mode: int) -> BinaryIO:
+        """Open ``path`` (of ``st_mode`` ``mode``) for writing; the file object.
+
+        Raises:
+            OSError: from ``open`` (ENXIO: a socket); nothing is left open
+                then, once :meth:`drop` is called.
+        """
         flags = _THROUGH_FLAGS | (os.O_APPEND if stat.S_ISREG(mode) else 0)
         while True:
             try:
-                desc = Descriptor(path, flags)
+                with deferred_interrupts():
+                    self.desc = Descriptor(path, flags)
                 break
             except OSError as exc:
                 if exc.errno != errno.ENXIO or not stat.S_ISFIFO(mode):
                     raise  # a socket gives ENXIO too, and never gets a reader
             time.sleep(_READER_POLL)  # a FIFO with no reader yet
-        try:
-            os.set_blocking(desc.fd, True)
-            self.file: BinaryIO = desc.to_file("wb")
-        except BaseException:
-            desc.close()
-            raise
+        os.set_blocking(self.desc.fd, True)
+        with deferred_interrupts():
+            file: BinaryIO = self.desc.to_file("wb")
+            self.file, self.desc = file, None
+        return file
 
     def commit(self) -> None:
-        """Write out what is buffered, sync a regular file, close."""
+        """Write out what is buffered, sync a regular file, close.
+
+        Raises:
+            OSError: from writing, syncing or closing; :meth:`drop` then
+                closes what is still open.
+        """
         file = self.file
-        try:
-            file.flush()
-            if stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                os.fsync(file.fileno())
-        finally:
-            file.close()
+        assert file is not None
+        file.flush()
+        if stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            os.fsync(file.fileno())
+        file.close()
 
     def drop(self) -> None:
         """Close without writing out what is still buffered (a failed write's rest)."""
-        with contextlib.suppress(OSError, ValueError):
-            self.file.raw.close()  # type: ignore[attr-defined]
-        with contextlib.suppress(OSError, ValueError):
-            self.file.close()  # its buffer is dropped: the raw file is closed
+        with deferred_interrupts():
+            file, desc, self.file, self.desc = self.file, self.desc, None, None
+            if desc is not None:
+                with contextlib.suppress(OSError):
+                    desc.close()
+            if file is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    file.raw.close()  # type: ignore[attr-defined]
+                with contextlib.suppress(OSError, ValueError):
+                    file.close()  # its buffer is dropped: the raw file is closed
 
 
 def _reraise(exc: BaseException, path: str) -> NoReturn:
@@ -268,12 +289,13 @@ class AtomicFile:
         mode = writes_through(name)
         if mode is not None:
             self.path = name
-            try:
-                through = self._through = _Through(name, mode)
-            except BaseException as exc:
-                _reraise(exc, name)
+            through = self._through = _Through()
             self._cleanup = weakref.finalize(self, through.drop)
-            self.file: BinaryIO = through.file
+            try:
+                self.file: BinaryIO = through.open(name, mode)
+            except BaseException as exc:
+                self._cleanup()
+                _reraise(exc, name)
             return
         # A symlink stays a symlink: the file it points to is replaced.
         self.path = os.path.realpath(name)
@@ -322,12 +344,12 @@ class AtomicFile:
                 written (a FIFO or a device made at its name): left as it is.
         """
         if self._through is not None:
-            self._cleanup.detach()
             try:
                 self._through.commit()
             except BaseException as exc:
-                self._through.drop()
+                self._cleanup()
                 _reraise(exc, self.path)
+            self._cleanup.detach()
             return
         try:
             self.file.flush()
