@@ -212,7 +212,8 @@ class _Through:
                 if exc.errno != errno.ENXIO or not stat.S_ISFIFO(mode):
                     raise  # a socket gives ENXIO too, and never gets a reader
             time.sleep(_READER_POLL)  # a FIFO with no reader yet
-        os.set_blocking(self.desc.fd, True)
+        if _THROUGH_FLAGS & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(self.desc.fd, True)  # writes wait for the reader, as onnx's
         with deferred_interrupts():
             file: BinaryIO = self.desc.to_file("wb")
             self.file, self.desc = file, None

@@ -234,7 +234,7 @@ def _where(location: str, base_dir: str | None) -> str:
     try:
         parts = split_location(location)
     except ValueError:
-        return "refused (not a relative path inside the model's folder)"
+        return "refused (not a relative path to a file inside the model's folder)"
     if base_dir is None:
         return "not looked for"
     return "found" if os.path.isfile(os.path.join(base_dir, *parts)) else "missing"

@@ -121,24 +121,32 @@ def test_data_files_are_synced_before_the_model_is_renamed(
     ] == [onnxdata.numpy_helper.to_array(t).tolist() for t in loaded.graph.initializer]
 
 
+@pytest.mark.parametrize("one_file", [True, False], ids=["one-file", "a-file-per-tensor"])
 def test_a_data_file_that_cannot_be_synced_leaves_the_old_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    one_file: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import threading
+
     model_path = tmp_path / "model.onnx"
     onnxdata.save_model(_model("old"), model_path)
     old = model_path.read_bytes()
     real_fsync = os.fsync
+    threads = threading.active_count()
 
     def failing(fd: int) -> None:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith("w.data"):
+        if os.readlink(f"/proc/self/fd/{fd}").endswith(("w.data", "/c")):
             raise OSError(5, "Input/output error")
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", failing)
+    options: dict[str, Any] = {"location": "w.data"} if one_file else {}
     with pytest.raises(OSError, match="Input/output"):
-        onnxdata.save_model(_model(), model_path, save_as_external_data=True, location="w.data")
+        onnxdata.save_model(_model(*"abcdefghij"), model_path, save_as_external_data=True,
+                            all_tensors_to_one_file=one_file, size_threshold=0,
+                            **options)  # fmt: skip
     assert model_path.read_bytes() == old
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert threading.active_count() == threads, "a syncing thread outlived the save"
 
 
 # -- class 4: never into the model's own file ----------------------------------------

@@ -218,6 +218,35 @@ def test_what_cannot_be_written_through_is_an_error_and_left(tmp_path: Path) -> 
     _no_temporaries(tmp_path)
 
 
+@pytest.mark.parametrize("kind", ["device", "fifo", "link-to-device"])
+def test_external_data_into_what_is_no_regular_file_is_refused(kind: str, tmp_path: Path) -> None:
+    """External data is appended at offsets a loader must find again: as every
+    reader (onnx's too) refuses a data file that is no regular file, the writer
+    refuses one, with nothing written, never replaced."""
+    device, fifo = tmp_path / "n", tmp_path / "f"
+    if kind == "fifo":
+        os.mkfifo(fifo)
+        location = "f"
+    else:
+        _null_device(device)
+        location = "n"
+        if kind == "link-to-device":
+            (tmp_path / "l").symlink_to("n")
+            location = "l"
+    model_path = tmp_path / "model.onnx"
+    onnxdata.save_model(_model(), model_path)
+    old = model_path.read_bytes()
+    with pytest.raises(ValueError, match=r"not a regular file|symbolic link"):
+        onnxdata.save_model(_model(), model_path, save_as_external_data=True, location=location)
+    tensor = TensorProto(name="t", dims=[4], data_type=TensorProto.UINT8, raw_data=b"abcd")
+    onnxdata.external_data_helper.set_external_data(tensor, location)
+    with pytest.raises(ValueError, match=r"not a regular file|symbolic link"):
+        onnxdata.external_data_helper.save_external_data(tensor, str(tmp_path))
+    assert model_path.read_bytes() == old
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) if kind == "fifo" else _is_null_device(device)
+    _no_temporaries(tmp_path)
+
+
 def test_a_fifo_made_at_the_target_while_writing_is_not_replaced(tmp_path: Path) -> None:
     target = tmp_path / "seq.pb"
     writer = SequenceWriter(target, TensorProto)  # a new file: a temporary beside it
