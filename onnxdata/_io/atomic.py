@@ -281,12 +281,16 @@ class AtomicFile:
         OSError: the temporary cannot be created (the error names ``path``);
             ``path``'s name is longer than its directory takes (ENAMETOOLONG);
             a target written through cannot be opened for writing (a folder:
-            ``IsADirectoryError``; a socket: ENXIO).
+            ``IsADirectoryError``; a socket: ENXIO); ``path`` ends in a
+            separator, ``.`` or ``..`` (``IsADirectoryError``).
     """
 
     def __init__(self, path: Any) -> None:
         name = os.fsdecode(path)
         self._through: _Through | None = None
+        if name.endswith(("/", os.sep)) or os.path.basename(name) in (".", ".."):
+            # "x.pb/" names a folder: open() refuses it, a rename of its realpath would not
+            raise OSError(errno.EISDIR, "names a folder, not a file", name)
         mode = writes_through(name)
         if mode is not None:
             self.path = name

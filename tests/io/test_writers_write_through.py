@@ -208,6 +208,13 @@ def test_what_cannot_be_written_through_is_an_error_and_left(tmp_path: Path) -> 
     with pytest.raises(IsADirectoryError) as err:
         onnxdata.save_tensor(TENSOR, folder)
     assert err.value.filename == str(folder)
+    regular = tmp_path / "x.pb"
+    regular.write_bytes(b"old")
+    for spelling in (f"{regular}/", f"{tmp_path}/new/", f"{folder}/.", f"{folder}/.."):
+        with pytest.raises(IsADirectoryError) as err:
+            onnxdata.save(TENSOR, spelling)  # open() refuses each; a rename took "x.pb/"
+        assert err.value.filename == spelling
+    assert regular.read_bytes() == b"old" and not (tmp_path / "new").exists()
     sock_path = tmp_path / "s"
     with socket.socket(socket.AF_UNIX) as sock:
         sock.bind(str(sock_path))
