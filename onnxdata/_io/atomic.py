@@ -199,8 +199,10 @@ class _Through:
         """Open ``path`` (of ``st_mode`` ``mode``) for writing; the file object.
 
         Raises:
-            OSError: from ``open`` (ENXIO: a socket); nothing is left open
-                then, once :meth:`drop` is called.
+            OSError: from ``open`` (ENXIO: a socket); ``BrokenPipeError``: a
+                pipe reached through a descriptor link (``/dev/stdout``) has
+                no reader left.  Nothing is left open then, once :meth:`drop`
+                is called.
         """
         flags = _THROUGH_FLAGS | (os.O_APPEND if stat.S_ISREG(mode) else 0)
         while True:
@@ -211,6 +213,8 @@ class _Through:
             except OSError as exc:
                 if exc.errno != errno.ENXIO or not stat.S_ISFIFO(mode):
                     raise  # a socket gives ENXIO too, and never gets a reader
+                if _through_descriptor(path):  # a pipe whose reader is gone: none will come
+                    raise BrokenPipeError(errno.EPIPE, "the pipe has no reader", path) from None
             time.sleep(_READER_POLL)  # a FIFO with no reader yet
         if _THROUGH_FLAGS & getattr(os, "O_NONBLOCK", 0):
             os.set_blocking(self.desc.fd, True)  # writes wait for the reader, as onnx's

@@ -371,6 +371,29 @@ def test_dev_stdout_onto_a_file_is_appended_to_not_replaced(tmp_path: Path) -> N
     _no_temporaries(tmp_path)
 
 
+def test_dev_stdout_into_a_pipe_without_reader_is_a_broken_pipe() -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        import onnxdata
+        sys.stdin.read()  # until the parent has closed the pipe's reading end
+        try:
+            onnxdata.save_tensor(onnxdata.TensorProto(name="t"), "/dev/stdout")
+        except BrokenPipeError as exc:
+            sys.stderr.write(f"refused: {{exc.filename}}")
+        """
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert child.stdout is not None and child.stdin is not None
+    child.stdout.close()  # no reader will ever come
+    _, err = child.communicate(b"", timeout=60)
+    assert (child.returncode, err) == (0, b"refused: /dev/stdout")
+
+
 def test_ctrl_c_stops_the_wait_for_a_fifo_reader(tmp_path: Path) -> None:
     fifo = tmp_path / "f"
     os.mkfifo(fifo)
