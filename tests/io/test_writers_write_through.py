@@ -421,3 +421,19 @@ def test_ctrl_c_stops_the_wait_for_a_fifo_reader(tmp_path: Path) -> None:
     assert child.returncode != 0 and b"KeyboardInterrupt" in err
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     _no_temporaries(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["onnx.dict", "TensorProto"])
+def test_corpus_force_never_removes_a_fifo_or_device(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``corpus --force`` replaces a corpus's files and folders by moving them
+    aside and removing them: a FIFO or device at such a name is refused."""
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / name)
+    assert main(["corpus", str(out), "--force", "--count", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a device, FIFO or socket" in err
+    assert stat.S_ISFIFO(os.stat(out / name).st_mode)
+    assert sorted(p.name for p in out.iterdir()) == [name], "nothing was written"
