@@ -144,9 +144,12 @@ def unmark_external(tensors: Iterable[TensorProto]) -> None:
             t.data_location = TensorProto.DEFAULT
 
 
-def write_marked(tensors: Iterable[TensorProto], base_path: str, *, sync: bool = False) -> None:
+def write_marked(
+    tensors: Iterable[TensorProto], base_path: str, *, sync: bool = False
+) -> list[str]:
     """Write every tensor marked external that holds ``raw_data`` to its file
-    below ``base_path`` (:func:`save_tensor_data`), then drop its ``raw_data``.
+    below ``base_path`` (:func:`save_tensor_data`), then drop its ``raw_data``;
+    return the locations written, one per tensor.
 
     With ``sync`` every file written, and every folder holding one, is made
     durable once all are written (:func:`sync_external_files`): what a model
@@ -162,6 +165,7 @@ def write_marked(tensors: Iterable[TensorProto], base_path: str, *, sync: bool =
             t.ClearField("raw_data")
     if sync:
         sync_external_files(base_path, written)
+    return written
 
 
 def refuse_own_file(

@@ -149,6 +149,22 @@ def test_a_data_file_that_cannot_be_synced_leaves_the_old_model(
     assert threading.active_count() == threads, "a syncing thread outlived the save"
 
 
+def test_write_external_data_tensors_syncs_what_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """onnx's two-step way (write the tensors, then save the model) is durable too."""
+    model = _model("a", "b", "c")  # onnx's protobuf message, changed in place
+    external_data_helper.convert_model_to_external_data(
+        model, all_tensors_to_one_file=False, size_threshold=0
+    )
+    journal = Journal(monkeypatch)
+    external_data_helper.write_external_data_tensors(model, str(tmp_path))
+    synced = [path for kind, path in journal.events if kind == "fsync"]
+    assert sorted(synced[:3]) == [str(tmp_path / name) for name in "abc"]
+    assert synced[3:] == [str(tmp_path)]
+    assert all(not t.HasField("raw_data") for t in model.graph.initializer)
+
+
 # -- class 4: never into the model's own file ----------------------------------------
 
 
