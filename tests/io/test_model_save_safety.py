@@ -297,7 +297,7 @@ def test_a_location_naming_a_folder_is_refused_on_read_as_by_onnx(tmp_path: Path
         assert got.tolist() == expected.tolist()
 
 
-def test_check_reports_a_location_naming_a_folder(
+def test_the_commands_report_a_location_naming_a_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _pointing_at(tmp_path / "m", "data.bin/")
@@ -305,6 +305,12 @@ def test_check_reports_a_location_naming_a_folder(
     assert any("names no file" in v.message for v in onnxdata.check(model))
     assert main(["check", str(path)]) == 1
     assert "names no file" in capsys.readouterr().out
+    assert main(["to-npy", str(path), "--name", "w", "-o", str(tmp_path / "w.npy")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "names no file" in err
+    assert not (tmp_path / "w.npy").exists()
+    assert main(["show", str(path)]) == 0
+    assert "data.bin/: 1 tensors, 24 bytes, refused" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("location", ["w.data/", "w.data/.", "sub/w.data/", "new/", "w.data//"])
