@@ -69,6 +69,7 @@ if TYPE_CHECKING:  # pragma: no cover
 ALLOWED_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
 SYNC_THREADS = 8
 """How many external files a save syncs at once (:func:`sync_external_files`)."""
+_THREADS = sys.platform not in ("emscripten", "wasi")  # WebAssembly builds start no thread
 MAX_PADDING = 64 * 1024
 """The largest gap written before a tensor's data to honour its ``offset``: an
 alignment gap is under one alignment boundary, as in onnx."""
@@ -369,8 +370,9 @@ def sync_external_files(base_dir: str, locations: Iterable[str]) -> None:
         with _open(base, list(parts), "", write=False) as desc:
             os.fsync(desc.fd)
 
-    if len(files) == 1:
-        sync(files[0])
+    if len(files) == 1 or (files and not _THREADS):
+        for parts in files:
+            sync(parts)
     elif files:
         from concurrent.futures import ThreadPoolExecutor
 
