@@ -186,26 +186,30 @@ def refuse_own_file(
     Raises:
         ValidationError: (a ``ValueError``) a location naming the model's file,
             or one :func:`split_location` refuses.
-        ValueError: ``offset``/``length`` entries that are not integers.
     """
     own = _folded(os.path.realpath(model_path))
     judged: set[str] = set()
     for t in tensors:
         if not (uses_external_data(t) and t.HasField("raw_data")):
             continue
-        info = ExternalDataInfo(t)
-        if info.location in judged:
+        # The entries as ExternalDataInfo reads them (the last location wins),
+        # without its warning on unknown keys: the writer gives that one.
+        location = ""
+        for entry in t.external_data:
+            if entry.key == "location":
+                location = entry.value or ""
+        if location in judged:
             continue
-        judged.add(info.location)
-        path = os.path.join(base_path, *info.parts)
+        judged.add(location)
+        path = os.path.join(base_path, *split_location(location, t.name or ""))
         same = _folded(os.path.realpath(path)) == own
         if not same and model is not None:
             with contextlib.suppress(OSError):  # not there yet (or unreadable: the writer says)
                 same = os.path.samestat(os.stat(path), model)
         if same:
             raise ValidationError(
-                f"External data of tensor {info.name!r} would be written into the model's "
-                f"own file {model_path!r} (location {info.location!r}): the model would "
+                f"External data of tensor {t.name or ''!r} would be written into the model's "
+                f"own file {model_path!r} (location {location!r}): the model would "
                 "overwrite it; choose another location"
             )
 
