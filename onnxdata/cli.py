@@ -14,7 +14,8 @@ cannot forget them:
   relative path or ``/dev/fd/N``), stdout included, is refused before
   anything runs (``console.same_file``).  Files are written atomically
   (:func:`_write`): on failure, nothing is written and an existing output
-  is left as it was.
+  is left as it was; a device, a FIFO or ``/dev/stdout`` is written
+  through, never replaced.
 * When the reader of stdout goes away (``onnxdata check bad.pb | head -1``),
   the output stops but the work does not: the exit status is the one the
   command computed, never 0 for a failure.
@@ -363,10 +364,21 @@ def _load_model(path: str) -> ModelProto:
     return load_model(path, load_external_data=False)
 
 
+class _WriteOnly:
+    """A file seen only through its ``write`` method."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.write = file.write
+
+
 def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
     """Write the file at ``path`` atomically with ``write(file)``: into a temporary
     beside it, renamed over it when complete, so a failure (a full disk, a file
-    size limit) writes nothing and leaves an existing ``path`` as it was.
+    size limit) writes nothing and leaves an existing ``path`` as it was.  What
+    is not a regular file (``/dev/null``, a FIFO, ``/dev/stdout``) is written
+    through instead, never replaced (``_io/atomic.AtomicFile``).
 
     Raises:
         CommandError: the file cannot be written.
@@ -653,7 +665,9 @@ def _cmd_to_npy(args: argparse.Namespace, out: Output) -> int:
             raise CommandError(f"cannot convert to an array: {err}") from None
         if array.dtype.kind == "O":
             raise CommandError("STRING tensors cannot be saved as .npy without pickle")
-        _write(args.output, lambda f: np.save(f, array, allow_pickle=False))
+        # Through ``write`` only: numpy's ``tofile`` for a real file asks its
+        # position, which a FIFO or a device written through has not.
+        _write(args.output, lambda f: np.save(_WriteOnly(f), array, allow_pickle=False))
         return 0
 
     return _guarded(args.file, run)

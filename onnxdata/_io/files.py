@@ -270,6 +270,8 @@ def save(message: Message, path: Any, *, max_size: int | None = None) -> int:
     error at any point leaves ``path`` as it was (or absent), never half
     written.  An existing file's permission bits are kept.  Saving over a
     file that ``load`` mapped is safe: the mapping keeps the old contents.
+    What a rename cannot rebuild (a device, a FIFO, ``/dev/stdout``) is
+    written through instead, never replaced (see ``AtomicFile``).
 
     ``message`` may be any ONNX message, onnx's protobuf ones too (written
     through their bytes).

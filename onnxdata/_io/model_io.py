@@ -29,7 +29,7 @@ from .._messages.graphs import ModelProto
 from .atomic import AtomicFile
 from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path
 from .external import ExternalMaps, uses_external_data
-from .external_marks import model_to_external, write_marked
+from .external_marks import model_to_external, refuse_own_file, write_marked
 from .files import load as load_file
 from .files import open_buffer
 from .formats import MAX_PROTOBUF, raise_if_too_large, registry
@@ -188,12 +188,23 @@ def save_model(
     buffer, and a path gets the model streamed into a temporary file that
     replaces it when complete (a failure leaves the old file as it was; the
     external data written so far stays appended to its files).  A file
-    object receives the model in writes of at most a few MiB.
+    object receives the model in writes of at most a few MiB.  A path that
+    is no regular file (``/dev/null``, a FIFO, ``/dev/stdout``) is written
+    through, never replaced (see ``AtomicFile``).
+
+    Every external file written, and the folders holding them, are synced
+    before the model is renamed into place, so the model never reaches the
+    disk before its weights.  Every location is judged before any byte is
+    written: one that names the model's own file (by path, through a link,
+    or as a hard link of it) is refused, as is one that names a folder
+    (``w.data/``).
 
     Raises:
         ValueError: the encoding is over 2 GiB (onnx's message: use
             ``save_as_external_data``); a value out of range; an unknown
-            ``format``; refused external data (``ValidationError``).
+            ``format``; refused external data (``ValidationError``: a
+            location that leaves the folder, names a folder, or names the
+            model's own file; nothing is written then).
         FileExistsError: ``location`` exists (relative to the current
             directory, as onnx checks it).
         TypeError: ``proto`` is not a ModelProto or holds a value of the
@@ -211,10 +222,22 @@ def save_model(
         )
     path = file_path(f)
     if path is not None:
-        write_marked(all_tensors(model), os.path.dirname(path))
+        base = os.path.dirname(path)
+        refuse_own_file(all_tensors(model), base, path, _identity(f, path))
+        write_marked(all_tensors(model), base, sync=True)  # durable before the model is
     if model is not proto and foreign_name(proto) is not None and path is not None:
         proto.ParseFromString(model.encode())  # onnx changes the caller's model in place
     write_model(model, f, choose_format(format, path))
+
+
+def _identity(f: Any, path: str) -> os.stat_result | None:
+    """The file the model goes to (a file object's own, else the path's), if it exists."""
+    try:
+        if has_method(f, "write") and has_method(f, "fileno"):
+            return os.fstat(f.fileno())
+        return os.stat(path)
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
 
 
 def write_model(model: Any, f: Any, fmt: str) -> None:

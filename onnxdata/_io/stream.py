@@ -64,8 +64,9 @@ class SequenceWriter:
     atomically: to a temporary file in the same directory, renamed over
     ``target`` by :meth:`close` (or a clean exit from the ``with`` block), and
     removed instead if the block raises or :meth:`abort` is called, so that
-    ``target`` is either its old self or the complete new sequence.  A file
-    object is written in place and left open.
+    ``target`` is either its old self or the complete new sequence.  A path
+    that is a device, a FIFO or ``/dev/stdout`` is written through instead,
+    never replaced.  A file object is written in place and left open.
 
     ``elem_type`` is a ``SequenceProto.DataType`` (``TENSOR``, ``MAP``, ...) or
     the element class; every element must be of that class.  The bytes are
