@@ -314,20 +314,23 @@ def _read(path: str) -> bytes:
 
 def _load(path: str, type_name: str | None) -> Message:
     """The message in the file at ``path``, mapped and decoded without copies; a
-    model when the type is detected as one."""
+    model when the type is detected as one.  Mapped, not read: a command reads
+    only what it shows or writes, and never hands the message out (nor writes
+    onto its input: see the module docstring)."""
     from ._io.files import load
 
     if type_name == "model":
         return _load_model(path)
-    return load(path, None if type_name is None else TYPES[type_name])
+    return load(path, None if type_name is None else TYPES[type_name], mmap=True)
 
 
 def _load_model(path: str) -> ModelProto:
     """The model in the file at ``path``, mapped: ``raw_data`` are views of the
-    file, and external data is not read.  The one place the command reads a model."""
+    file, and external data is not read, so ``show`` costs the model's metadata
+    only.  The one place the command reads a model."""
     from ._io.model_io import load_model
 
-    return load_model(path, load_external_data=False)
+    return load_model(path, load_external_data=False, mmap=True)
 
 
 def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
@@ -434,7 +437,7 @@ def _show_data(path: str, type_name: str | None) -> list[str]:
     from ._io.models import is_model
     from ._tools.show import show
 
-    buf, mapping = open_buffer(path)
+    buf, mapping = open_buffer(path, mmap=True)
     view = as_read_only_view(buf)
     try:
         cls = None if type_name is None else TYPES[type_name]
@@ -450,11 +453,7 @@ def _show_data(path: str, type_name: str | None) -> list[str]:
 def _close(buf: Any, mapping: Any) -> None:
     """Unmap a file that ``open_buffer`` mapped, once nothing refers to it."""
     if mapping is not None:
-        try:
-            buf.release()
-            mapping.close()
-        except BufferError:  # a view is still alive: the mapping closes with it
-            pass
+        mapping.close()
 
 
 def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
@@ -462,15 +461,14 @@ def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
     so that counting through a large payload does not keep it all resident."""
     import mmap
 
-    dont_need = getattr(mmap, "MADV_DONTNEED", None)
-    if mapping is None or dont_need is None:
+    if mapping is None:
         return None
     page = mmap.PAGESIZE
 
     def release(start: int, end: int) -> None:
         first = -(-start // page) * page  # whole pages only: a neighbour may still be read
         if end > first:
-            mapping.madvise(dont_need, first, end - first)
+            mapping.dont_need(first, end - first)
 
     return release
 
@@ -482,7 +480,7 @@ def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
         from ._io.files import open_buffer
         from ._io.models import is_model
 
-        buf, mapping = open_buffer(args.file)
+        buf, mapping = open_buffer(args.file, mmap=True)
         try:
             cls = TYPES[args.type] if args.type else None
             if cls is None and is_model(buf):
