@@ -20,7 +20,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -232,7 +231,8 @@ path = os.path.join(folder, "m.onnx")
 onnxdata.save_model(weights_model(count, 300), path, save_as_external_data=True,
                     all_tensors_to_one_file=False, size_threshold=0)
 for i in range(count):
-    onnxdata.save(numpy_helper.from_array(np.full(2000, i, np.int32)), os.path.join(folder, f"t{i}.pb"))
+    tensor = numpy_helper.from_array(np.full(2000, i, np.int32))
+    onnxdata.save(tensor, os.path.join(folder, f"t{i}.pb"))
 expected = onnxdata.load_model(path).SerializeToString()  # before the limit
 
 def open_now():
