@@ -167,7 +167,7 @@ def map_file(fd: int, length: int, path: Any) -> FileMapping | None:
     source = _Source(os.path.abspath(path), (st.st_dev, st.st_ino), length)
     key = id(exporter)
     _WATCHED[key] = source
-    weakref.finalize(exporter, _WATCHED.pop, key, None)
+    weakref.finalize(exporter, _WATCHED.pop, key, None).atexit = False
     view = memoryview(exporter)
     if view.format != "B":
         view = view.cast("B")
@@ -252,7 +252,8 @@ def _map_ctypes(fd: int, length: int) -> tuple[Any, Any, Any] | None:
         raise OSError(err, os.strerror(err))
     try:
         exporter = (ctypes.c_ubyte * length).from_address(addr)
-        weakref.finalize(exporter, libc.munmap, addr, length)
+        # Not at exit: an exit handler may still read a view; the system unmaps at exit.
+        weakref.finalize(exporter, libc.munmap, addr, length).atexit = False
     except BaseException:  # pragma: no cover - out of memory making the object
         libc.munmap(addr, length)
         raise
