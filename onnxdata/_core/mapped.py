@@ -41,7 +41,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["FileMapping", "check_view", "is_mapped", "map_file", "watched"]
+__all__ = ["FileMapping", "check_value", "check_view", "is_mapped", "map_file", "watched"]
 
 
 class _Source:
@@ -111,6 +111,22 @@ def check_view(view: Any) -> None:
             return
         if source is not None:
             source.check()
+
+
+def check_value(value: Any) -> None:
+    """:func:`check_view` for a field's value: a view, or a list holding views (the
+    long entries of a repeated bytes field); anything else passes.
+
+    Raises:
+        MappedFileError: as :func:`check_view`.
+    """
+    if _WATCHED:
+        if type(value) is memoryview:
+            check_view(value)
+        elif type(value) is list:
+            for v in value:
+                if type(v) is memoryview:
+                    check_view(v)
 
 
 class FileMapping:

@@ -13,6 +13,7 @@ from array import array
 
 from .._core.classes import MessageType
 from .._core.enums import ProtoEnum
+from .._core.mapped import check_value
 from .._core.repeated import RepeatedScalars
 from .._core.schema import UNKNOWN_FIELDS, all_slots
 from .._core.unset import forget_readers
@@ -393,6 +394,8 @@ class Message(metaclass=MessageType):
             b = getattr(other, name)
             if a is b:
                 continue
+            check_value(a)  # a view of a mapped file that shrank: an error, not SIGBUS
+            check_value(b)
             if repeated and (a is None or b is None):  # a slot never used: empty
                 if len(b if a is None else a):
                     return False
@@ -416,7 +419,12 @@ _FLOAT_CODES = {"float": "f", "double": "d"}
 
 def _owned(value: Any) -> Any:
     """``value``, with a view of a buffer copied out: into ``bytes``, or an
-    array of its item type (a float field's view); a list's views too."""
+    array of its item type (a float field's view); a list's views too.
+
+    Raises:
+        MappedFileError: a view of a mapped file that shrank (``mmap=True``).
+    """
+    check_value(value)
     if type(value) is memoryview:
         if value.format == "B":
             return value.tobytes()

@@ -6,7 +6,8 @@
    model owns.  The mapped way (``mmap=True``) is asked for by name; there, a
    file that shrank under its mapping makes the package's own readers raise
    ``MappedFileError`` instead of dying of SIGBUS (in a subprocess: a miss would
-   be that signal).
+   be that signal): encoding, saving, ``to_array``, ``==``, text format, JSON,
+   ``deepcopy``, ``pickle``, ``CopyFrom``.
 7. No descriptor per mapping: 100 external files load, and 100 mapped tensors
    stay alive, under a descriptor limit of 64 (in a subprocess); a
    ``Descriptor`` whose ``__init__`` never ran closes and is collected quietly.
@@ -130,10 +131,10 @@ def test_the_default_load_keeps_one_copy_of_the_file(tmp_path: Path) -> None:
 # -- 1. the mapped way: a file that shrank is an error, never a signal ----------------
 
 _SHRUNK = """
-import os, sys
+import copy, os, pickle, sys
 import numpy as np
 import onnxdata
-from onnxdata import MappedFileError, TensorProto, numpy_helper
+from onnxdata import MappedFileError, TensorProto, json_format, numpy_helper
 from onnxdata._core import mapped
 from tests.io.test_loads_own_their_bytes import weights_model
 
@@ -148,6 +149,7 @@ assert mapped.is_mapped(raw), type(raw.obj)
 onnxdata.save_model(model, path)  # a rename: the mapped file is left whole
 assert model.SerializeToString() == weights_model().encode()
 model = onnxdata.load_model(path, mmap=True)
+owned = onnxdata.load_model(path)
 t_path = os.path.join(folder, "t.pb")
 onnxdata.save_tensor(model.graph.initializer[1], t_path)
 tensor = onnxdata.load(t_path, TensorProto, mmap=True)
@@ -169,6 +171,13 @@ checks = {
     "tensor to_array": lambda: numpy_helper.to_array(tensor),
     "float_data": packed.SerializeToString,
     "float to_array": lambda: numpy_helper.to_array(packed),
+    "==": lambda: model == owned,
+    "str": lambda: str(model),
+    "MessageToJson": lambda: json_format.MessageToJson(model),
+    "deepcopy": lambda: copy.deepcopy(model),
+    "pickle": lambda: pickle.dumps(model),
+    "CopyFrom": lambda: onnxdata.ModelProto().CopyFrom(model),
+    "float str": lambda: str(packed),
 }
 for name, call in checks.items():
     try:
