@@ -255,7 +255,7 @@ _BIG = textwrap.dedent(
         model.graph.initializer.append(t)
     onnxdata.save_model(model, os.path.join(folder, "m.onnx"))
     tracemalloc.start()
-    loaded = onnxdata.load_model(os.path.join(folder, "m.onnx"))
+    loaded = onnxdata.load_model(os.path.join(folder, "m.onnx"), mmap=True)
     os.mkdir(os.path.join(folder, "out"))
     onnxdata.save_model(loaded, os.path.join(folder, "out", "m.onnx"),
                         save_as_external_data=True, location="copy.bin")
