@@ -169,6 +169,7 @@ def map_file(fd: int, length: int, path: Any) -> FileMapping | None:
     mapped.  The descriptor may be closed at once: the mapping does not use it.
 
     Raises:
+        MappedFileError: (an ``OSError``) the file is already shorter than ``length``.
         OSError: the system refused the mapping (besides "not supported").
     """
     if length <= 0:
@@ -187,7 +188,14 @@ def map_file(fd: int, length: int, path: Any) -> FileMapping | None:
     view = memoryview(exporter)
     if view.format != "B":
         view = view.cast("B")
-    return FileMapping(view.toreadonly(), closer, madvise)
+    mapping = FileMapping(view.toreadonly(), closer, madvise)
+    del view
+    try:
+        source.check()  # shrunk since its size was taken: say so before anything reads it
+    except BaseException:
+        mapping.close()
+        raise
+    return mapping
 
 
 try:

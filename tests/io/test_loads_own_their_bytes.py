@@ -195,6 +195,23 @@ with open(path, "wb") as f:
     else:
         raise AssertionError("save_model onto the open file did not raise")
 assert not os.path.exists(os.path.join(folder, "other.onnx"))
+# Shrunk between the mapping and the decoding: the load itself says so.
+late = os.path.join(folder, "late.pb")
+onnxdata.save(floats, late)
+way = "_map_stdlib" if sys.argv[2] == "stdlib" or mapped._TRACKFD else "_map_ctypes"
+real = getattr(mapped, way)
+if real(os.open(late, os.O_RDONLY), 1) is not None:  # this way maps on this Python
+    def shrinking(fd, length):
+        made = real(fd, length)
+        os.truncate(late, 10)
+        return made
+    setattr(mapped, way, shrinking)
+    try:
+        onnxdata.load(late, TensorProto, mmap=True)
+    except MappedFileError as err:
+        assert err.filename == late
+    else:
+        raise AssertionError("a load of a file shrunk under its new mapping did not raise")
 print("ok")
 """
 
