@@ -6,7 +6,8 @@ its new end is a ``SIGBUS``: the process dies, in the middle of whatever was
 writing, and Python cannot turn that signal into an exception.  So the
 package maps a file only when the caller asked for a mapping (``mmap=True``),
 and every path of its own that reads a view of one (encoding, saving,
-``to_array``) first calls :func:`check_view`, which compares the file's size
+``to_array``, ``==``, the text format, JSON, copies) first calls
+:func:`check_view` (or :func:`check_value`), which compares the file's size
 now with the length mapped and raises :class:`MappedFileError` if it shrank.
 What cannot be protected is a view the caller already holds (a numpy array
 over ``raw_data``): reading it after the file shrank is the signal still.
@@ -31,6 +32,7 @@ read further than that.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import weakref
@@ -226,7 +228,12 @@ def _map_stdlib(fd: int, length: int) -> tuple[Any, Any, Any] | None:
 
 # -- before Python 3.13: the system's mmap through ctypes, which keeps no descriptor ----
 
-_UNSUPPORTED = frozenset({19, 22, 95})  # ENODEV, EINVAL, EOPNOTSUPP (the same on Linux and macOS)
+# A file system that cannot map files: the file is read instead.
+_UNSUPPORTED = frozenset(
+    getattr(errno, name)
+    for name in ("ENODEV", "EINVAL", "EOPNOTSUPP", "ENOTSUP")
+    if hasattr(errno, name)
+)
 _libc: Any = None
 
 

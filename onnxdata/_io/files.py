@@ -202,22 +202,16 @@ def load(
 ) -> Message:
     """Read a message from the file at ``path``.
 
-    The file is read into one buffer, and decoded with ``copy=False``
-    against it: ``raw_data``, long string entries and float fields are
-    read-only views of that buffer, which the message owns, so the file may
-    be overwritten or removed at once (``save(msg, path)``, or
-    ``open(path, "wb")``, as with onnx).  ``copy=True`` gives each value
-    its own ``bytes`` instead.
-
-    ``mmap=True`` maps the file instead of reading it: opening a multi-GiB
-    tensor then takes milliseconds and little memory until values are read,
-    but the message depends on the file.  The mapping stays as long as any
-    view of it lives (see ``Message.decode`` for the lifetime rule), holds
-    no file descriptor, and must not shrink: the package's own readers
-    (``encode``, ``save``, ``to_array``) raise ``MappedFileError`` if it did,
-    but reading a view after the file shrank kills the process with SIGBUS
-    (see docs/robustness.md).  Save over a mapped file only through
-    ``save``/``save_model`` to a path, which replace it by a rename.
+    The file is read into one buffer and decoded with ``copy=False``:
+    ``raw_data``, long string entries and float fields are read-only views
+    of that buffer, which the message owns, so the file may be overwritten
+    at once (``open(path, "wb")``, as with onnx).  ``copy=True`` gives each
+    value its own ``bytes``.  ``mmap=True`` maps the file instead: a
+    multi-GiB tensor opens in milliseconds, but the message depends on the
+    file, which must not shrink while a view lives (the package's readers
+    raise ``MappedFileError`` then; a view read then is a SIGBUS, see
+    docs/robustness.md).  The mapping holds no descriptor and goes with the
+    last view (``Message.decode`` has the lifetime rule).
 
     ``type`` is the message class; ``None`` detects it as ``onnxdata show``
     does (see :func:`detect`): a file with a model's shape is a
@@ -237,7 +231,8 @@ def load(
             is larger than ``max_size``.
         ValueError: ``path`` is not a regular file (a directory, a FIFO, a
             socket or a device).
-        OSError: the file cannot be opened, read or mapped.
+        OSError: the file cannot be opened, read or mapped
+            (``MappedFileError``: it shrank as it was mapped).
         TypeError: ``type`` is not a message class.
     """
     if type is not None and not _is_message_class(type):
