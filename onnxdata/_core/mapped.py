@@ -43,7 +43,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["FileMapping", "check_value", "check_view", "is_mapped", "map_file", "watched"]
+__all__ = ["LIVE", "FileMapping", "check_value", "check_view", "is_mapped", "map_file", "watched"]
 
 
 class _Source:
@@ -79,20 +79,22 @@ class _Source:
             raise err
 
 
-_WATCHED: dict[int, _Source] = {}
+LIVE: dict[int, _Source] = {}
 """The live mappings, by ``id`` of the object that exports their buffer (the
-``obj`` of every view of them); an entry goes when its object is collected."""
+``obj`` of every view of them); an entry goes when its object is collected.
+Others only test whether it is empty (``if LIVE:``), which spares a hot loop
+the call to :func:`check_value` while nothing is mapped."""
 
 
 def watched() -> int:
     """How many mappings are alive (for tests)."""
-    return len(_WATCHED)
+    return len(LIVE)
 
 
 def is_mapped(view: Any) -> bool:
     """Whether ``view`` (a ``memoryview``) is a view of a file mapped by :func:`map_file`."""
     try:
-        return id(view.obj) in _WATCHED
+        return id(view.obj) in LIVE
     except (AttributeError, ValueError):
         return False
 
@@ -106,9 +108,9 @@ def check_view(view: Any) -> None:
         MappedFileError: (an ``OSError``) the mapped file is now shorter than
             the mapping, so reading the view could kill the process.
     """
-    if _WATCHED:
+    if LIVE:
         try:
-            source = _WATCHED.get(id(view.obj))
+            source = LIVE.get(id(view.obj))
         except (AttributeError, ValueError):  # not a memoryview, or released
             return
         if source is not None:
@@ -122,7 +124,7 @@ def check_value(value: Any) -> None:
     Raises:
         MappedFileError: as :func:`check_view`.
     """
-    if _WATCHED:
+    if LIVE:
         if type(value) is memoryview:
             check_view(value)
         elif type(value) is list:
@@ -185,8 +187,8 @@ def map_file(fd: int, length: int, path: Any) -> FileMapping | None:
     exporter, closer, madvise = made
     source = _Source(os.path.abspath(path), (st.st_dev, st.st_ino), length)
     key = id(exporter)
-    _WATCHED[key] = source
-    weakref.finalize(exporter, _WATCHED.pop, key, None).atexit = False
+    LIVE[key] = source
+    weakref.finalize(exporter, LIVE.pop, key, None).atexit = False
     view = memoryview(exporter)
     if view.format != "B":
         view = view.cast("B")

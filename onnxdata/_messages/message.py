@@ -13,7 +13,7 @@ from array import array
 
 from .._core.classes import MessageType
 from .._core.enums import ProtoEnum
-from .._core.mapped import check_value
+from .._core.mapped import LIVE, check_value
 from .._core.repeated import RepeatedScalars
 from .._core.schema import UNKNOWN_FIELDS, all_slots
 from .._core.unset import forget_readers
@@ -389,13 +389,15 @@ class Message(metaclass=MessageType):
         # a NaN equals the same NaN, 0.0 differs from -0.0.
         if type(other) is not type(self) and getattr(other, "_SPEC", None) is not self._SPEC:
             return NotImplemented  # a stand-in and a message of its class compare as messages
+        mapped = bool(LIVE)  # a file is mapped: views are checked before they are read
         for name, code, repeated in _compared(type(self)):
             a = getattr(self, name)
             b = getattr(other, name)
             if a is b:
                 continue
-            check_value(a)  # a view of a mapped file that shrank: an error, not SIGBUS
-            check_value(b)
+            if mapped:  # a view of a mapped file that shrank: an error, not SIGBUS
+                check_value(a)
+                check_value(b)
             if repeated and (a is None or b is None):  # a slot never used: empty
                 if len(b if a is None else a):
                     return False
@@ -424,7 +426,8 @@ def _owned(value: Any) -> Any:
     Raises:
         MappedFileError: a view of a mapped file that shrank (``mmap=True``).
     """
-    check_value(value)
+    if LIVE:
+        check_value(value)
     if type(value) is memoryview:
         if value.format == "B":
             return value.tobytes()
