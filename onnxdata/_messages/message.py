@@ -113,6 +113,8 @@ class Message(metaclass=MessageType):
             ValueError: a value is out of range, nesting is deeper than 100,
                 or the encoding would be longer than ``max_size``
                 (:class:`EncodeValueError`).
+            MappedFileError: (an ``OSError``) a value is a view of a file
+                loaded with ``mmap=True`` that has shrunk since.
         """
         return _encode_message(self, max_size)
 
@@ -140,6 +142,7 @@ class Message(metaclass=MessageType):
                 count or more than it was given.
             TypeError: ``write`` returned something other than ``None`` or an integer.
             RuntimeError: the message changed while it was written.
+            MappedFileError: (an ``OSError``) as :meth:`encode`.
         """
         from .._codec.stream import encode_to
 
@@ -275,6 +278,7 @@ class Message(metaclass=MessageType):
 
         Raises:
             EncodeError: a field holds a value that cannot be encoded.
+            MappedFileError: (an ``OSError``) as :meth:`encode`.
         """
         from .._codec.stream import measure
 
