@@ -15,6 +15,7 @@ from ._core.errors import (
     EncodeOverflowError,
     EncodeTypeError,
     EncodeValueError,
+    MappedFileError,
 )
 from ._messages import versions as _versions
 from ._messages.declarations import (
@@ -135,6 +136,7 @@ __all__ = [
     "GraphProto",
     "IntIntListEntryProto",
     "MapProto",
+    "MappedFileError",
     "Message",
     "ModelProto",
     "NodeDeviceConfigurationProto",

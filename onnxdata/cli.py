@@ -325,7 +325,8 @@ def _load(path: str, type_name: str | None) -> Message:
     fmt = _format(path)
     cls = None if type_name is None else TYPES[type_name]
     try:
-        found: Message = load(path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls)
+        found: Message = load(path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls,
+                              mmap=True)
     except ValueError as err:
         if fmt == DEFAULT_FORMAT or cls not in (None, ModelProto):
             raise
@@ -358,10 +359,11 @@ def _is_model(path: str, type_name: str | None) -> bool:
 
 def _load_model(path: str) -> ModelProto:
     """The model in the file at ``path``, mapped: ``raw_data`` are views of the
-    file, and external data is not read.  The one place the command reads a model."""
+    file, and external data is not read, so ``show`` costs the model's metadata
+    only.  The one place the command reads a model."""
     from ._io.model_io import load_model
 
-    return load_model(path, load_external_data=False)
+    return load_model(path, load_external_data=False, mmap=True)
 
 
 class _WriteOnly:
@@ -486,7 +488,7 @@ def _show_data(path: str, type_name: str | None) -> list[str]:
     from ._io.models import is_model
     from ._tools.show import show
 
-    buf, mapping = open_buffer(path)
+    buf, mapping = open_buffer(path, mmap=True)
     view = as_read_only_view(buf)
     try:
         cls = None if type_name is None else TYPES[type_name]
@@ -502,11 +504,7 @@ def _show_data(path: str, type_name: str | None) -> list[str]:
 def _close(buf: Any, mapping: Any) -> None:
     """Unmap a file that ``open_buffer`` mapped, once nothing refers to it."""
     if mapping is not None:
-        try:
-            buf.release()
-            mapping.close()
-        except BufferError:  # a view is still alive: the mapping closes with it
-            pass
+        mapping.close()
 
 
 def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
@@ -514,15 +512,14 @@ def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
     so that counting through a large payload does not keep it all resident."""
     import mmap
 
-    dont_need = getattr(mmap, "MADV_DONTNEED", None)
-    if mapping is None or dont_need is None:
+    if mapping is None:
         return None
     page = mmap.PAGESIZE
 
     def release(start: int, end: int) -> None:
         first = -(-start // page) * page  # whole pages only: a neighbour may still be read
         if end > first:
-            mapping.madvise(dont_need, first, end - first)
+            mapping.dont_need(first, end - first)
 
     return release
 
@@ -541,7 +538,7 @@ def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
         cls: type[Message] | None = ModelProto if _is_model(args.file, args.type) else None
         if args.type and cls is None:
             cls = TYPES[args.type]
-        buf, mapping = open_buffer(args.file)
+        buf, mapping = open_buffer(args.file, mmap=True)
         try:
             if cls is None and is_model(buf):
                 cls = ModelProto  # a model's fields are named without --type

@@ -109,3 +109,16 @@ class ValidationError(ValueError):
         super().__init__(message)
         self.violations = list(violations)
         self.path = path
+
+
+class MappedFileError(OSError):
+    """A file loaded with ``mmap=True`` shrank under its mapping.
+
+    Raised by the package's own readers of a mapped model (encoding, saving,
+    ``to_array``, ``==``, the text format, JSON, copies) before they touch the
+    mapping: reading past the file's new end would kill the process with
+    ``SIGBUS``.  ``filename`` is the file.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "a mapped file shrank"

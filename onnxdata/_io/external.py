@@ -51,6 +51,7 @@ import weakref
 from functools import partial
 
 from .._core.errors import ValidationError
+from .._core.mapped import map_file
 from .._core.writing import write_all
 from .._messages.declarations import TensorProto
 from .atomic import sync_folder
@@ -287,54 +288,58 @@ def external_file_problem(tensor: TensorProto, base_dir: str) -> str | None:
 
 
 class ExternalMaps:
-    """The external files mapped by one load, each mapped once, whatever the
-    number of tensors in it.
+    """The external files read (or mapped) by one load.
 
-    A tensor's data becomes a read-only ``memoryview`` slice of its file's
+    By default a tensor's data is read into a ``bytes`` of its own, as onnx
+    reads it, and the file is closed: the model keeps nothing of the file.
+    With ``mmap`` each file is mapped once, whatever the number of tensors in
+    it, and a tensor's data becomes a read-only ``memoryview`` slice of the
     mapping (:meth:`view`): nothing is read until the values are touched, so
     a model with gigabytes of external weights loads in the time its
-    metadata takes.  Each slice keeps its mapping alive; the mapping is
-    unmapped when the last slice (and this object) is gone.  Files are
-    opened with the reader's rules (see the module docstring) and the range
-    is checked against the mapped size, so a slice is never shorter than
-    the tensor's ``length``.  Where ``mmap`` is unavailable, or for
-    ``copy=True``, the bytes are read instead.
+    metadata takes, and no descriptor is kept (``_core/mapped.py``).  Each
+    slice keeps its mapping alive; the mapping is unmapped when the last
+    slice (and this object) is gone.  Files are opened with the reader's
+    rules (see the module docstring), the range is checked against the file's
+    size, and exactly that size is mapped, so a slice is never shorter than
+    the tensor's ``length``.  Where ``mmap`` is unavailable the bytes are
+    read instead.
     """
 
-    __slots__ = ("_maps", "copy")
+    __slots__ = ("_maps", "mmap")
 
-    def __init__(self, copy: bool = False) -> None:
-        self.copy = copy
+    def __init__(self, mmap: bool = False) -> None:
+        self.mmap = mmap
         self._maps: dict[tuple[int, int], memoryview] = {}
 
     def view(self, tensor: TensorProto, base_dir: str) -> Any:
-        """The bytes of ``tensor``'s external data: a read-only view of the mapped
-        file (or the ``bytes`` read from it).
+        """The bytes of ``tensor``'s external data: the ``bytes`` read from the file
+        (with ``mmap``, a read-only view of the mapped file).
 
         Raises:
             as :func:`read_external_data`.
         """
         info = ExternalDataInfo(tensor)
         name = tensor.name or ""
-        with _open(base_dir or ".", info.parts, name, write=False) as desc:
+        base = base_dir or "."
+        parts = info.parts
+        with _open(base, parts, name, write=False) as desc:
             offset, length, size = _range(desc.fd, info, name)
-            whole = None if self.copy or length == 0 else self._mapped(desc.fd, size)
+            whole = None
+            if self.mmap and length:
+                whole = self._mapped(desc.fd, size, os.path.join(base, *parts))
             if whole is None or len(whole) < offset + length:
-                return bytes(_read_range(desc.fd, info, name))  # as onnx's field holds them
+                return _read_bytes(desc.fd, info, name)
             return whole[offset : offset + length]
 
-    def _mapped(self, fd: int, size: int) -> memoryview | None:
+    def _mapped(self, fd: int, size: int, path: str) -> memoryview | None:
         st = os.fstat(fd)
         key = (st.st_dev, st.st_ino)
         found = self._maps.get(key)
         if found is None or len(found) < size:
-            try:
-                import mmap
-
-                found = memoryview(mmap.mmap(fd, 0, access=mmap.ACCESS_READ)).toreadonly()
-            except (ImportError, OSError, ValueError):  # pragma: no cover - no mmap here
+            mapping = map_file(fd, size, path)
+            if mapping is None:  # pragma: no cover - no mmap here
                 return None
-            self._maps[key] = found
+            found = self._maps[key] = mapping.view
         return found
 
 
@@ -625,6 +630,17 @@ def _read_range(fd: int, info: ExternalDataInfo, name: str) -> bytearray:
             )
         done += got
     return data
+
+
+def _read_bytes(fd: int, info: ExternalDataInfo, name: str) -> bytes:
+    """The range as ``bytes``, as onnx's field holds them: one read into the result
+    where the system reads it whole (``pread``), else through :func:`_read_range`."""
+    offset, length, _ = _range(fd, info, name)
+    if hasattr(os, "pread") and length <= 1 << 30:
+        data = os.pread(fd, length, offset)
+        if len(data) == length:
+            return data
+    return bytes(_read_range(fd, info, name))
 
 
 def _read_into(fd: int, view: memoryview, start: int) -> int:  # pragma: no cover - no readv

@@ -1,14 +1,20 @@
 """Model files as onnx reads and writes them: ``load_model``, ``save_model`` and friends.
 
-A model file named by a path is memory-mapped and decoded with
+A model file named by a path is read into one buffer and decoded with
 ``copy=False`` (see ``files.py``): every initializer's ``raw_data`` is a
-read-only ``memoryview`` of the mapping, so opening a model costs the
-decoding of its graph, whatever the size of its weights.  External data is
-mapped the same way (``external.ExternalMaps``): a tensor's bytes are read
-from disk when its values are first touched, never at load.  The mappings
-are released when the last view of them is gone (the loaded model, or an
-array ``numpy_helper.to_array`` made from it); ``copy=True`` reads
-everything into memory instead and keeps no mapping.
+read-only ``memoryview`` of that buffer, which the model owns: one copy of
+the file in memory, where onnx makes two, and no tie to the file, which the
+caller may overwrite (``open(p, "wb")``, ``save_model(m, p)``) as with onnx.
+External data is read too, as onnx reads it.  ``copy=True`` gives every
+value its own ``bytes``.
+
+``mmap=True`` maps the model file and its external data files instead
+(``_core/mapped.py``, ``external.ExternalMaps``): opening a model then costs
+the decoding of its graph, whatever the size of its weights, and a tensor's
+bytes are read from disk when its values are first touched.  Such a model
+depends on its files: they must keep their length while it lives (see
+``files.load``).  The mappings are released when the last view of them is
+gone.
 
 Saving streams: each external tensor's bytes go to its file straight from
 their buffer (a view of a mapping is never copied), and the model is
@@ -52,16 +58,17 @@ __all__ = [
 ]
 
 
-def attach_external_data(model: ModelProto, base_dir: str, copy: bool = False) -> None:
+def attach_external_data(model: ModelProto, base_dir: str, mmap: bool = False) -> None:
     """Give every externally stored tensor of ``model`` its bytes, from below
-    ``base_dir``: ``raw_data`` becomes a read-only view of the mapped file (the
-    bytes read, with ``copy``), ``data_location`` DEFAULT, ``external_data``
-    empty, as onnx's ``load_external_data_for_model`` leaves them.
+    ``base_dir``: ``raw_data`` becomes the bytes read (with ``mmap``, a
+    read-only view of the mapped file), ``data_location`` DEFAULT,
+    ``external_data`` empty, as onnx's ``load_external_data_for_model``
+    leaves them.
 
     Each file is opened with the reader's rules (a safe relative location, no
-    symbolic link, a regular file with one link, a range inside the file) and
-    mapped once.  A tensor that fails leaves the tensors before it loaded,
-    as in onnx.
+    symbolic link, a regular file with one link, a range inside the file),
+    read, and closed (with ``mmap``, mapped once per file).  A tensor that
+    fails leaves the tensors before it loaded, as in onnx.
 
     Raises:
         ValidationError: (a ``ValueError``) a refused location or file.
@@ -69,7 +76,7 @@ def attach_external_data(model: ModelProto, base_dir: str, copy: bool = False) -
             or reaches past the end of the file.
         OSError: a file cannot be opened (``FileNotFoundError``).
     """
-    maps = ExternalMaps(copy)
+    maps = ExternalMaps(mmap)
     for tensor in all_tensors(model):
         if uses_external_data(tensor):
             data = maps.view(tensor, base_dir)
@@ -92,7 +99,7 @@ def load_model(
     format: _SupportedFormat | None = None,
     load_external_data: bool = True,
     *,
-    mmap: bool = True,
+    mmap: bool = False,
     copy: bool = False,
     max_size: int | None = None,
 ) -> ModelProto:
@@ -104,12 +111,18 @@ def load_model(
     ``.pbtxt`` text format, ``.json``/``.onnxjson`` JSON), else protobuf.
     With ``load_external_data`` the tensors stored externally get their
     bytes from files below the model's directory (when the model's path is
-    known), as views of the mapped files.
+    known), read as onnx reads them.
 
-    A protobuf file is memory-mapped (``mmap=False`` reads it) and decoded
-    without copying its weights: initializers' ``raw_data`` are read-only
-    views; ``copy=True`` gives an independent model holding ``bytes``.  The
-    file's size is checked against ``max_size`` before anything is read.
+    A protobuf file is read into one buffer that the model owns, and decoded
+    without copying its weights again: initializers' ``raw_data`` are
+    read-only views of that buffer (``copy=True``: each its own ``bytes``).
+    The file may then be overwritten, as with onnx.  ``mmap=True`` maps the
+    file and the external data instead, for an O(metadata) load: the model
+    then depends on its files, which must keep their length while it lives
+    (the package's readers raise ``MappedFileError`` if one shrank; reading a
+    view after that kills the process: see ``files.load``).  The file's size
+    is checked against ``max_size`` before anything is read, and no more than
+    that size is read or mapped.
 
     Raises:
         DecodeError: (a ``ValueError``) the bytes are not a valid ModelProto
@@ -137,7 +150,7 @@ def load_model(
     if load_external_data:
         path = file_path(f)
         if path is not None:
-            attach_external_data(model, os.path.dirname(path), copy or not mmap)
+            attach_external_data(model, os.path.dirname(path), mmap and not copy)
     return model
 
 
