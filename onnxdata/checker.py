@@ -1,20 +1,31 @@
-"""``onnx.checker`` for data messages: ``check_tensor`` and ``check_sparse_tensor``.
+"""``onnx.checker``: onnx's checker with the operator schemas, in pure Python.
 
-Each function raises :class:`ValidationError` when the message breaks a rule,
-and returns None otherwise, as onnx's do.  The rules are those of
-:func:`onnxdata.check` (every violation is listed in the error, one per line,
-and kept in ``err.violations``), plus the ones onnx's checker adds for a
-value that is about to be used: a tensor's ``data_type`` is set and not
-UNDEFINED, a sparse tensor has a dense rank above 0 and positive dims, a
-sequence's, optional's or map's element or key type is set.
-``check_sequence``, ``check_map`` and ``check_optional`` check those
-messages the same way (onnx has them in C++ only).  ``check_test_case``
-(onnxdata's own) checks an onnx test-case folder: its model against the
-rules that need no operator schema, and each ``test_data_set_*`` file
-against the type the model declares for it.  ``check_model`` is not here:
-most of what it checks needs onnx's operator schemas (C++).
+``check_model`` (a model, its bytes or a path), ``check_graph``,
+``check_node``, ``check_function``, ``check_attribute`` and
+``check_value_info`` are onnx 1.23.2's checks (``checker.cc``, and
+``OpSchema::Verify`` of ``schema.cc`` for a node against its operator's
+schema, from :mod:`onnxdata.defs`), in onnx's order: the first rule broken
+raises :class:`ValidationError` with onnx's text, and ``err.path`` says
+where (``"ModelProto.graph.node[3].attribute[0]"``).  ``C`` holds the
+contexts (``C.CheckerContext``, ``C.LexicalScopeContext``) and the
+bytes-taking functions of onnx's ``onnx_cpp2py_export.checker``.
 
-What differs from onnx (see docs/compat.md):
+What differs from onnx in these (docs/compat.md): ``full_check=True`` runs
+every check but shape inference (which onnxdata does not have yet) and says
+so with a ``RuntimeWarning``; a model file above 2 GiB, or a ModelProto
+object that would encode to more, is checked (onnx cannot parse the one and
+asks for a path for the other); when a model has several cycles of local
+function calls, the one named is the first met in the model's order.
+
+``check_tensor`` and ``check_sparse_tensor`` called on their own keep
+onnxdata's stricter rules (``check_model`` applies onnx's to the tensors of a
+model), and so do ``check_sequence``, ``check_map`` and ``check_optional``
+(onnx has them in C++ only).  ``check_test_case`` (onnxdata's own) checks an
+onnx test-case folder: its model against the rules that need no operator
+schema, and each ``test_data_set_*`` file against the type the model
+declares for it.
+
+What differs from onnx in the data checks:
 
 * Counts are exact: a tensor with more values than its dims need is refused
   (onnx accepts any surplus), and the 4- and 2-bit types need one
@@ -34,9 +45,11 @@ What differs from onnx (see docs/compat.md):
 from __future__ import annotations
 
 import os
+from functools import partial
 
 from ._core.errors import ValidationError
 from ._core.schema import MESSAGE, spec_of
+from ._defs.registry import schema_version_map
 from ._messages.convert import as_message
 from ._messages.declarations import (
     MapProto,
@@ -46,7 +59,22 @@ from ._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
+from ._messages.graphs import (
+    AttributeProto,
+    FunctionProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    ValueInfoProto,
+)
+from ._messages.versions import IR_VERSION
+from ._tools import checker_graphs as _graphs
+from ._tools import checker_models as _models
 from ._tools.check import Violation, check
+from ._tools.checker_context import CheckerContext, LexicalScopeContext
+from ._tools.checker_functions import check_function as _check_function
+from ._tools.checker_schemas import SchemaCache
+from ._tools.makers import find_min_ir_version_for
 from ._tools.testcase import check_test_case as _test_case_violations
 
 TYPE_CHECKING = False
@@ -55,20 +83,243 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 __all__ = [
+    "DEFAULT_CONTEXT",  # noqa: F822 - made on first use (module __getattr__)
+    "LEXICAL_SCOPE_CONTEXT",
     "MAXIMUM_PROTOBUF",
+    "C",
     "ValidationError",
+    "check_attribute",
+    "check_function",
+    "check_graph",
     "check_map",
+    "check_model",
+    "check_node",
     "check_optional",
     "check_sequence",
     "check_sparse_tensor",
     "check_tensor",
     "check_test_case",
+    "check_value_info",
 ]
 
-MAXIMUM_PROTOBUF = 2147483647
+MAXIMUM_PROTOBUF = _models.MAXIMUM_PROTOBUF
 """The largest message protobuf parses (2 GiB - 1 byte), as in onnx."""
 
 _DT = TensorProto.DataType
+
+_DEFAULTS: list[CheckerContext] = []
+
+
+def _default_context() -> CheckerContext:
+    """onnx's ``DEFAULT_CONTEXT``: the newest IR version and ONNX opset, made on
+    first use (the opset is the catalog's, which loads then, not at import)."""
+    if not _DEFAULTS:
+        made = CheckerContext()
+        made.ir_version = IR_VERSION
+        made.opset_imports = {"": schema_version_map()[""][1]}
+        _DEFAULTS.append(made)
+    return _DEFAULTS[0]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DEFAULT_CONTEXT":
+        return _default_context()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+LEXICAL_SCOPE_CONTEXT = LexicalScopeContext()
+"""onnx's default scope: no enclosing graph."""
+
+
+def _context(ctx: Any) -> CheckerContext:
+    """A copy of ``ctx`` (onnxdata's, or onnx's ``C.CheckerContext``; None:
+    ``DEFAULT_CONTEXT``) for one check, with the schema lookups of that check
+    alone."""
+    if ctx is None:
+        made = _default_context().copy()
+    elif isinstance(ctx, CheckerContext):
+        made = ctx.copy()
+    else:
+        made = CheckerContext()
+        made.ir_version = int(ctx.ir_version)
+        made.opset_imports = dict(ctx.opset_imports)
+    made.schemas = SchemaCache()
+    return made
+
+
+def _scope(lexical_scope_ctx: Any) -> LexicalScopeContext:
+    if isinstance(lexical_scope_ctx, LexicalScopeContext):
+        return lexical_scope_ctx
+    return LEXICAL_SCOPE_CONTEXT  # onnx's own holds nothing Python can read
+
+
+def check_model(
+    model: ModelProto | str | bytes | os.PathLike[str],
+    full_check: bool = False,
+    skip_opset_compatibility_check: bool = False,
+    check_custom_domain: bool = False,
+) -> None:
+    """Check a model as onnx's checker does, operator schemas included.
+
+    ``model`` is a ModelProto (onnxdata's or onnx's), its bytes, or the path
+    of its file (memory-mapped; external data is looked for beside it, and a
+    file above 2 GiB is checked too).  ``skip_opset_compatibility_check``
+    skips comparing a local function's opset imports with the model's;
+    ``check_custom_domain`` also refuses operators of other domains that have
+    no schema.  ``full_check`` would run shape inference after the checks,
+    which onnxdata does not have yet: every other check runs, then a
+    ``RuntimeWarning`` says that inference did not.
+
+    Raises:
+        ValidationError: (a ``ValueError``) the first rule broken, with onnx's
+            text; ``err.path`` is the field path.  Also a file that cannot be
+            opened or parsed, as onnx.
+        ValueError: bytes above :data:`MAXIMUM_PROTOBUF` or that do not
+            decode (onnx's texts).
+        TypeError: ``model`` is not a model, bytes or a path.
+
+    Warns:
+        RuntimeWarning: ``full_check=True``: shape inference did not run.
+    """
+    _models.check_model(
+        model, full_check, skip_opset_compatibility_check, check_custom_domain, MAXIMUM_PROTOBUF
+    )
+
+
+def check_graph(
+    graph: GraphProto, ctx: Any = None, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
+) -> None:
+    """Check a graph (onnx's ``check_graph``) in the context ``ctx``: its IR
+    version and opset imports, whether it is the main graph.
+
+    Raises:
+        ValidationError: the first rule broken, onnx's text; ``err.path``.
+        TypeError: ``graph`` is not a GraphProto.
+    """
+    graph = as_message(graph, GraphProto)
+    _models.guarded(
+        graph, partial(_graphs.check_graph, graph, _context(ctx), _scope(lexical_scope_ctx))
+    )
+
+
+def check_node(
+    node: NodeProto, ctx: Any = None, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
+) -> None:
+    """Check a node against its operator's schema (onnx's ``check_node``).
+
+    Raises:
+        ValidationError: the first rule broken, onnx's text; ``err.path``.
+        TypeError: ``node`` is not a NodeProto.
+    """
+    node = as_message(node, NodeProto)
+    _models.guarded(
+        node, partial(_graphs.check_node, node, _context(ctx), _scope(lexical_scope_ctx))
+    )
+
+
+def check_attribute(
+    attr: AttributeProto, ctx: Any = None, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
+) -> None:
+    """Check an attribute's form and the tensors and graphs it holds (onnx's
+    ``check_attribute``; no schema: which attributes an operator takes is
+    ``check_node``'s).
+
+    Raises:
+        ValidationError: the first rule broken, onnx's text; ``err.path``.
+        TypeError: ``attr`` is not an AttributeProto.
+    """
+    attr = as_message(attr, AttributeProto)
+    _models.guarded(
+        attr, partial(_graphs.check_attribute, attr, _context(ctx), _scope(lexical_scope_ctx))
+    )
+
+
+def check_value_info(value_info: ValueInfoProto, ctx: Any = None) -> None:
+    """Check a graph input's or output's name and, in the main graph, its type.
+
+    Raises:
+        ValidationError: the first rule broken, onnx's text.
+        TypeError: ``value_info`` is not a ValueInfoProto.
+    """
+    value_info = as_message(value_info, ValueInfoProto)
+    _models.guarded(value_info, partial(_graphs.check_value_info, value_info, _context(ctx)))
+
+
+def check_function(
+    function: FunctionProto, ctx: Any = None, lexical_scope_ctx: Any = LEXICAL_SCOPE_CONTEXT
+) -> None:
+    """Check a function (onnx's ``check_function``).  Without ``ctx``, its own
+    opset imports are the context, and the IR version the oldest that has
+    them, as onnx does.
+
+    Raises:
+        ValidationError: the first rule broken, onnx's text; ``err.path``.
+        TypeError: ``function`` is not a FunctionProto.
+    """
+    function = as_message(function, FunctionProto)
+    if ctx is None:
+        ctx = CheckerContext()
+        ctx.ir_version = find_min_ir_version_for(function.opset_import, ignore_unknown=True)
+        ctx.opset_imports = {e.domain: e.version for e in function.opset_import}
+    _models.guarded(
+        function, partial(_check_function, function, _context(ctx), _scope(lexical_scope_ctx))
+    )
+
+
+class C:
+    """onnx's ``onnx_cpp2py_export.checker``: the contexts, the error, and the
+    checks taking a message's bytes."""
+
+    CheckerContext = CheckerContext
+    LexicalScopeContext = LexicalScopeContext
+    ValidationError = ValidationError
+
+    @staticmethod
+    def check_model(
+        bytes: bytes,
+        full_check: bool = False,
+        skip_opset_compatibility_check: bool = False,
+        check_custom_domain: bool = False,
+    ) -> None:
+        _models.check_model(bytes, full_check, skip_opset_compatibility_check, check_custom_domain)
+
+    @staticmethod
+    def check_model_path(
+        path: str,
+        full_check: bool = False,
+        skip_opset_compatibility_check: bool = False,
+        check_custom_domain: bool = False,
+    ) -> None:
+        _models.check_model_path(path, full_check, skip_opset_compatibility_check,
+                                 check_custom_domain)  # fmt: skip
+
+    @staticmethod
+    def check_graph(data: bytes, ctx: Any, lexical_scope_ctx: Any) -> None:
+        check_graph(GraphProto.decode(data), ctx, lexical_scope_ctx)
+
+    @staticmethod
+    def check_node(data: bytes, ctx: Any, lexical_scope_ctx: Any) -> None:
+        check_node(NodeProto.decode(data), ctx, lexical_scope_ctx)
+
+    @staticmethod
+    def check_attribute(data: bytes, ctx: Any, lexical_scope_ctx: Any) -> None:
+        check_attribute(AttributeProto.decode(data), ctx, lexical_scope_ctx)
+
+    @staticmethod
+    def check_function(data: bytes, ctx: Any, lexical_scope_ctx: Any) -> None:
+        check_function(FunctionProto.decode(data), ctx, lexical_scope_ctx)
+
+    @staticmethod
+    def check_value_info(data: bytes, ctx: Any) -> None:
+        check_value_info(ValueInfoProto.decode(data), ctx)
+
+    @staticmethod
+    def check_tensor(data: bytes, ctx: Any) -> None:
+        check_tensor(TensorProto.decode(data), ctx)
+
+    @staticmethod
+    def check_sparse_tensor(data: bytes, ctx: Any) -> None:
+        check_sparse_tensor(SparseTensorProto.decode(data), ctx)
 
 
 def check_tensor(tensor: TensorProto, ctx: Any = None) -> None:

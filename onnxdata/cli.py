@@ -14,7 +14,8 @@ cannot forget them:
   relative path or ``/dev/fd/N``), stdout included, is refused before
   anything runs (``console.same_file``).  Files are written atomically
   (:func:`_write`): on failure, nothing is written and an existing output
-  is left as it was.
+  is left as it was; a device, a FIFO or ``/dev/stdout`` is written
+  through, never replaced.
 * When the reader of stdout goes away (``onnxdata check bad.pb | head -1``),
   the output stops but the work does not: the exit status is the one the
   command computed, never 0 for a failure.
@@ -324,7 +325,8 @@ def _load(path: str, type_name: str | None) -> Message:
     fmt = _format(path)
     cls = None if type_name is None else TYPES[type_name]
     try:
-        found: Message = load(path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls)
+        found: Message = load(path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls,
+                              mmap=True)
     except ValueError as err:
         if fmt == DEFAULT_FORMAT or cls not in (None, ModelProto):
             raise
@@ -357,16 +359,28 @@ def _is_model(path: str, type_name: str | None) -> bool:
 
 def _load_model(path: str) -> ModelProto:
     """The model in the file at ``path``, mapped: ``raw_data`` are views of the
-    file, and external data is not read.  The one place the command reads a model."""
+    file, and external data is not read, so ``show`` costs the model's metadata
+    only.  The one place the command reads a model."""
     from ._io.model_io import load_model
 
-    return load_model(path, load_external_data=False)
+    return load_model(path, load_external_data=False, mmap=True)
+
+
+class _WriteOnly:
+    """A file seen only through its ``write`` method."""
+
+    __slots__ = ("write",)
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.write = file.write
 
 
 def _write(path: str, write: Callable[[BinaryIO], object]) -> None:
     """Write the file at ``path`` atomically with ``write(file)``: into a temporary
     beside it, renamed over it when complete, so a failure (a full disk, a file
-    size limit) writes nothing and leaves an existing ``path`` as it was.
+    size limit) writes nothing and leaves an existing ``path`` as it was.  What
+    is not a regular file (``/dev/null``, a FIFO, ``/dev/stdout``) is written
+    through instead, never replaced (``_io/atomic.AtomicFile``).
 
     Raises:
         CommandError: the file cannot be written.
@@ -474,7 +488,7 @@ def _show_data(path: str, type_name: str | None) -> list[str]:
     from ._io.models import is_model
     from ._tools.show import show
 
-    buf, mapping = open_buffer(path)
+    buf, mapping = open_buffer(path, mmap=True)
     view = as_read_only_view(buf)
     try:
         cls = None if type_name is None else TYPES[type_name]
@@ -490,11 +504,7 @@ def _show_data(path: str, type_name: str | None) -> list[str]:
 def _close(buf: Any, mapping: Any) -> None:
     """Unmap a file that ``open_buffer`` mapped, once nothing refers to it."""
     if mapping is not None:
-        try:
-            buf.release()
-            mapping.close()
-        except BufferError:  # a view is still alive: the mapping closes with it
-            pass
+        mapping.close()
 
 
 def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
@@ -502,15 +512,14 @@ def _releaser(mapping: Any) -> Callable[[int, int], None] | None:
     so that counting through a large payload does not keep it all resident."""
     import mmap
 
-    dont_need = getattr(mmap, "MADV_DONTNEED", None)
-    if mapping is None or dont_need is None:
+    if mapping is None:
         return None
     page = mmap.PAGESIZE
 
     def release(start: int, end: int) -> None:
         first = -(-start // page) * page  # whole pages only: a neighbour may still be read
         if end > first:
-            mapping.madvise(dont_need, first, end - first)
+            mapping.dont_need(first, end - first)
 
     return release
 
@@ -529,7 +538,7 @@ def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
         cls: type[Message] | None = ModelProto if _is_model(args.file, args.type) else None
         if args.type and cls is None:
             cls = TYPES[args.type]
-        buf, mapping = open_buffer(args.file)
+        buf, mapping = open_buffer(args.file, mmap=True)
         try:
             if cls is None and is_model(buf):
                 cls = ModelProto  # a model's fields are named without --type
@@ -653,7 +662,9 @@ def _cmd_to_npy(args: argparse.Namespace, out: Output) -> int:
             raise CommandError(f"cannot convert to an array: {err}") from None
         if array.dtype.kind == "O":
             raise CommandError("STRING tensors cannot be saved as .npy without pickle")
-        _write(args.output, lambda f: np.save(f, array, allow_pickle=False))
+        # Through ``write`` only: numpy's ``tofile`` for a real file asks its
+        # position, which a FIFO or a device written through has not.
+        _write(args.output, lambda f: np.save(_WriteOnly(f), array, allow_pickle=False))
         return 0
 
     return _guarded(args.file, run)

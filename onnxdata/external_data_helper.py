@@ -43,7 +43,13 @@ from __future__ import annotations
 
 from ._core.foreign import foreign_name
 from ._core.schema import MESSAGE, spec_of
-from ._io.external import ALLOWED_KEYS, MAX_PADDING, ExternalDataInfo, read_external_data
+from ._io.external import (
+    ALLOWED_KEYS,
+    MAX_PADDING,
+    ExternalDataInfo,
+    read_external_data,
+    sync_external_files,
+)
 from ._io.external import uses_external_data as _uses
 from ._io.external_marks import (
     mark_external,
@@ -305,13 +311,16 @@ def convert_tensors_from_external_data(tensors: Any) -> None:
 def write_external_data_tensors(tensors: Any, filepath: str) -> Any:
     """Write the data of every tensor marked external that holds ``raw_data``
     (see :func:`save_external_data`) below the directory ``filepath``, then
-    drop its ``raw_data``; return ``tensors``.
+    drop its ``raw_data``; return ``tensors``.  The files written, and the
+    folders holding them, are synced once all are written (onnx syncs
+    nothing), so a model saved next never reaches the disk before them.
 
     Raises:
-        as :func:`save_external_data`.
+        as :func:`save_external_data`; OSError from syncing.
     """
-
-    _each(tensors, lambda t: write_marked([t], filepath))
+    written: list[str] = []
+    _each(tensors, lambda t: written.extend(write_marked([t], filepath)))
+    sync_external_files(filepath, written)
     return tensors
 
 

@@ -133,7 +133,9 @@ def to_array(
             (size, a negative dim, data in two storage fields); a sparse tensor
             breaks the checker's rules; external data is refused.
         UnicodeDecodeError: a STRING element is not UTF-8 (as onnx).
-        OSError: the external data file cannot be opened.
+        OSError: the external data file cannot be opened.  ``MappedFileError``
+            (an ``OSError``): the tensor was loaded with ``mmap=True`` and its
+            file has shrunk since (reading it would kill the process).
         MissingMLDtypesError: an ImportError: the type needs ml_dtypes, which
             is missing (or too old to have it), and ``storage_view`` is false.
     """

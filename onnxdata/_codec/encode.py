@@ -32,6 +32,7 @@ from .._core.errors import (
     EncodeValueError,
 )
 from .._core.foreign import describe, foreign_name
+from .._core.mapped import check_view
 from .._core.wire import BIG_ENDIAN, MAX_DEPTH, encode_varint
 from . import decode as _decode
 from . import writers
@@ -217,6 +218,7 @@ def _float_buffer(values: Any, code: str) -> memoryview | None:
         return None
     if view.ndim != 1 or not view.c_contiguous or view.format.lstrip("@=") != code:
         return None
+    check_view(view)  # a view of a mapped file that shrank: an error, not SIGBUS
     return view.cast("B")
 
 

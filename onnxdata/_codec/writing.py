@@ -10,6 +10,7 @@ out (:func:`attach`).
 from __future__ import annotations
 
 from .._core.errors import EncodeError, EncodeTypeError, EncodeValueError
+from .._core.mapped import check_view
 from .._core.schema import is_boolean_type
 from .._core.wire import encode_varint, own_bytes, own_utf8
 
@@ -63,12 +64,15 @@ def to_bytes(v: Any) -> bytes | bytearray | memoryview:
 
     Raises:
         EncodeTypeError: not a bytes-like value.
+        MappedFileError: (an ``OSError``) a view of a mapped file that shrank
+            (``load(..., mmap=True)``): reading it would kill the process.
     """
     if type(v) is bytes or type(v) is bytearray:
         return v
     if isinstance(v, (bytes, bytearray)):  # a subclass: what it holds, not what its methods say
         return own_bytes(v)
     if isinstance(v, memoryview):
+        check_view(v)
         if not v.c_contiguous:
             return v.tobytes()  # a strided view: its bytes in logical order
         return v if v.format == "B" and v.ndim == 1 else v.cast("B")

@@ -99,8 +99,26 @@ class ValidationError(ValueError):
     Attributes:
         violations: the broken rules, when the error comes from a check
             (empty otherwise).
+        path: the field path of the message that broke the rule, when the
+            error comes from ``checker.check_model`` and its kin
+            (``"ModelProto.graph.node[3]"``); ``""`` otherwise.  The message
+            text stays onnx's.
     """
 
-    def __init__(self, message: str, violations: Iterable[object] = ()) -> None:
+    def __init__(self, message: str, violations: Iterable[object] = (), path: str = "") -> None:
         super().__init__(message)
         self.violations = list(violations)
+        self.path = path
+
+
+class MappedFileError(OSError):
+    """A file loaded with ``mmap=True`` shrank under its mapping.
+
+    Raised by the package's own readers of a mapped model (encoding, saving,
+    ``to_array``, ``==``, the text format, JSON, copies) before they touch the
+    mapping: reading past the file's new end would kill the process with
+    ``SIGBUS``.  ``filename`` is the file.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "a mapped file shrank"

@@ -40,10 +40,13 @@ decoder, and are the same for the same ``seed`` and ``count``.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import math
 import os
 import random
 import shutil
+import stat
 from collections.abc import Callable
 
 from .._core.schema import STRING, spec_of
@@ -378,7 +381,9 @@ def write_corpus(
     Raises:
         TypeError, ValueError: as :func:`corpus_files`.
         NotADirectoryError: ``out_dir`` exists and is not a folder.
-        FileExistsError: ``out_dir`` is not empty and ``force`` is false.
+        FileExistsError: ``out_dir`` is not empty and ``force`` is false; a
+            name the corpus would replace is a device, a FIFO or a socket
+            (nothing is written then).
         OSError: from creating, writing or renaming.
     """
     files = corpus_files(seed=seed, count=count)
@@ -388,6 +393,16 @@ def write_corpus(
     os.makedirs(out, exist_ok=True)
     if os.listdir(out) and not force:
         raise FileExistsError(f"{out} is not empty (force=True, or --force, replaces its corpus)")
+    names = [spec_of(cls).name for cls in CORPUS_TYPES] + [DICTIONARY_NAME]
+    for name in names:  # what a rename cannot rebuild is never moved aside and removed
+        with contextlib.suppress(FileNotFoundError):
+            mode = os.lstat(os.path.join(out, name)).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+                raise FileExistsError(
+                    errno.EEXIST,
+                    "is a device, FIFO or socket: only a corpus's files and folders are replaced",
+                    os.path.join(out, name),
+                )
     staging = os.path.join(out, f".onnxdata-corpus-{os.urandom(4).hex()}.tmp")
     os.mkdir(staging)
     try:
@@ -398,7 +413,7 @@ def write_corpus(
                 f.write(data)
         old = os.path.join(staging, ".old")
         os.mkdir(old)
-        for name in [spec_of(cls).name for cls in CORPUS_TYPES] + [DICTIONARY_NAME]:
+        for name in names:
             target = os.path.join(out, name)
             if os.path.lexists(target):
                 os.rename(target, os.path.join(old, name))

@@ -53,7 +53,7 @@ def load(
     load_external_data: bool = True,
     *,
     type: builtins.type[Message] | None = None,
-    mmap: bool = True,
+    mmap: bool = False,
     copy: bool = False,
     max_size: int | None = None,
 ) -> Any:
@@ -62,7 +62,8 @@ def load(
 
     ``format`` is a format name (``"protobuf"``, ``"textproto"``,
     ``"json"``), or a message class (the same as ``type=``).  A path is
-    memory-mapped and decoded without copying the bulk (``mmap``, ``copy``,
+    read into one buffer the message owns and decoded without copying the
+    bulk again; ``mmap=True`` maps it instead (``mmap``, ``copy``,
     ``max_size`` as in ``load_model``).
 
     Raises:
@@ -100,7 +101,7 @@ def load(
         raise TypeError(f"load() takes a path or a file object, not {builtins.type(f).__name__}")
     path = file_path(f)
     if isinstance(found, ModelProto) and load_external_data and path is not None:
-        attach_external_data(found, os.path.dirname(path), copy or not mmap)
+        attach_external_data(found, os.path.dirname(path), mmap and not copy)
     return found
 
 
@@ -133,7 +134,8 @@ def save(
     writes it (and None is returned), any other message in protobuf format
     (or the ``format`` named) with the size written returned (None for text).
 
-    A path is replaced atomically; ``max_size`` limits a data message's
+    A path is replaced atomically (a device, a FIFO or ``/dev/stdout`` is
+    written through, never replaced); ``max_size`` limits a data message's
     encoding (a model's is limited to protobuf's 2 GiB, as in onnx).
 
     Raises:

@@ -9,6 +9,8 @@ follow-ups) this module refuses:
 * absolute paths, Windows drive or UNC paths, and paths with a ``..``
   component (split on both ``/`` and ``\\``, so a model made on one system
   is judged the same on another);
+* a location that names a folder: one ending in a separator or in ``.``
+  (``data.bin/`` is not read as ``data.bin``; onnx refuses it too);
 * a symbolic link anywhere below ``base_dir``, a file that is not a regular
   file, a file with several hard links;
 * ``offset``/``length`` that are not non-negative decimal integers, or that
@@ -49,8 +51,10 @@ import weakref
 from functools import partial
 
 from .._core.errors import ValidationError
+from .._core.mapped import map_file
 from .._core.writing import write_all
 from .._messages.declarations import TensorProto
+from .atomic import sync_folder
 from .owned import Descriptor, deferred_interrupts, holding
 
 try:
@@ -60,10 +64,13 @@ except ImportError:  # pragma: no cover - Windows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
 ALLOWED_KEYS = frozenset({"location", "offset", "length", "checksum", "basepath"})
+SYNC_THREADS = 8
+"""How many external files a save syncs at once (:func:`sync_external_files`)."""
+_THREADS = sys.platform not in ("emscripten", "wasi")  # WebAssembly builds start no thread
 MAX_PADDING = 64 * 1024
 """The largest gap written before a tensor's data to honour its ``offset``: an
 alignment gap is under one alignment boundary, as in onnx."""
@@ -202,7 +209,10 @@ def split_location(location: str, name: str = "") -> list[str]:
 
     Raises:
         ValidationError: (a ``ValueError``) the location is empty, absolute, a
-            drive or UNC path, holds a NUL, has a ``..`` component, or names no file.
+            drive or UNC path, holds a NUL, has a ``..`` component, or names a
+            folder: it ends in a separator or in ``.`` (``data.bin/``,
+            ``w.data/.``, ``.``), which onnx refuses to read and to write.
+            The one rule for reading, writing and checking a location.
     """
     if not location:
         raise ValidationError(f"Location of external tensor {name!r} should not be empty")
@@ -222,10 +232,13 @@ def split_location(location: str, name: str = "") -> list[str]:
     # On POSIX a backslash is an ordinary file-name character (onnx opens
     # "a\\b" as one name too); on Windows it separates components.
     separators = r"[/\\]" if os.sep == "\\" else "/"
-    parts = [p for p in re.split(separators, location) if p not in ("", ".")]
-    if not parts:
-        raise ValidationError(f"Location of external tensor {name!r} names no file: {location!r}")
-    return parts
+    split = re.split(separators, location)
+    if split[-1] in ("", "."):  # "data.bin/", "w.data/.", ".": a folder, as onnx reads it
+        raise ValidationError(
+            f"Location of external tensor {name!r} names no file: {location!r} "
+            "ends in a separator or '.', so it names a folder"
+        )
+    return [p for p in split if p not in ("", ".")]
 
 
 def read_external_data(tensor: TensorProto, base_dir: str) -> bytearray:
@@ -275,54 +288,58 @@ def external_file_problem(tensor: TensorProto, base_dir: str) -> str | None:
 
 
 class ExternalMaps:
-    """The external files mapped by one load, each mapped once, whatever the
-    number of tensors in it.
+    """The external files read (or mapped) by one load.
 
-    A tensor's data becomes a read-only ``memoryview`` slice of its file's
+    By default a tensor's data is read into a ``bytes`` of its own, as onnx
+    reads it, and the file is closed: the model keeps nothing of the file.
+    With ``mmap`` each file is mapped once, whatever the number of tensors in
+    it, and a tensor's data becomes a read-only ``memoryview`` slice of the
     mapping (:meth:`view`): nothing is read until the values are touched, so
     a model with gigabytes of external weights loads in the time its
-    metadata takes.  Each slice keeps its mapping alive; the mapping is
-    unmapped when the last slice (and this object) is gone.  Files are
-    opened with the reader's rules (see the module docstring) and the range
-    is checked against the mapped size, so a slice is never shorter than
-    the tensor's ``length``.  Where ``mmap`` is unavailable, or for
-    ``copy=True``, the bytes are read instead.
+    metadata takes, and no descriptor is kept (``_core/mapped.py``).  Each
+    slice keeps its mapping alive; the mapping is unmapped when the last
+    slice (and this object) is gone.  Files are opened with the reader's
+    rules (see the module docstring), the range is checked against the file's
+    size, and exactly that size is mapped, so a slice is never shorter than
+    the tensor's ``length``.  Where ``mmap`` is unavailable the bytes are
+    read instead.
     """
 
-    __slots__ = ("_maps", "copy")
+    __slots__ = ("_maps", "mmap")
 
-    def __init__(self, copy: bool = False) -> None:
-        self.copy = copy
+    def __init__(self, mmap: bool = False) -> None:
+        self.mmap = mmap
         self._maps: dict[tuple[int, int], memoryview] = {}
 
     def view(self, tensor: TensorProto, base_dir: str) -> Any:
-        """The bytes of ``tensor``'s external data: a read-only view of the mapped
-        file (or the ``bytes`` read from it).
+        """The bytes of ``tensor``'s external data: the ``bytes`` read from the file
+        (with ``mmap``, a read-only view of the mapped file).
 
         Raises:
             as :func:`read_external_data`.
         """
         info = ExternalDataInfo(tensor)
         name = tensor.name or ""
-        with _open(base_dir or ".", info.parts, name, write=False) as desc:
+        base = base_dir or "."
+        parts = info.parts
+        with _open(base, parts, name, write=False) as desc:
             offset, length, size = _range(desc.fd, info, name)
-            whole = None if self.copy or length == 0 else self._mapped(desc.fd, size)
+            whole = None
+            if self.mmap and length:
+                whole = self._mapped(desc.fd, size, os.path.join(base, *parts))
             if whole is None or len(whole) < offset + length:
-                return bytes(_read_range(desc.fd, info, name))  # as onnx's field holds them
+                return _read_bytes(desc.fd, info, name)
             return whole[offset : offset + length]
 
-    def _mapped(self, fd: int, size: int) -> memoryview | None:
+    def _mapped(self, fd: int, size: int, path: str) -> memoryview | None:
         st = os.fstat(fd)
         key = (st.st_dev, st.st_ino)
         found = self._maps.get(key)
         if found is None or len(found) < size:
-            try:
-                import mmap
-
-                found = memoryview(mmap.mmap(fd, 0, access=mmap.ACCESS_READ)).toreadonly()
-            except (ImportError, OSError, ValueError):  # pragma: no cover - no mmap here
+            mapping = map_file(fd, size, path)
+            if mapping is None:  # pragma: no cover - no mmap here
                 return None
-            self._maps[key] = found
+            found = self._maps[key] = mapping.view
         return found
 
 
@@ -380,6 +397,47 @@ def write_external_data(tensor: TensorProto, base_dir: str, data: Any) -> tuple[
                 os.ftruncate(fd, size)  # the file as it was
             raise
     return offset, len(view)
+
+
+def sync_external_files(base_dir: str, locations: Iterable[str]) -> None:
+    """Make the external files named by ``locations`` below ``base_dir`` durable:
+    each file's data (``fsync``, once per file however many tensors it holds),
+    then each folder holding one (the entry of a file just created).
+
+    A model's save calls this before it renames the model into place, so a
+    power cut never leaves a durable model whose weights are lost.  Each file
+    is opened again with the reader's rules, and closed once synced: no
+    descriptor is kept per file, as a model may have thousands.  Several
+    files are synced by up to :data:`SYNC_THREADS` threads at once, which a
+    journaling file system commits together (1,100 files on ext4 here: about
+    25 times faster than one after the other).
+
+    Raises:
+        ValidationError: a refused location (see :func:`split_location`).
+        OSError: a file cannot be opened or synced (the first error; the
+            files not yet synced are left so).
+    """
+    base = base_dir or "."
+    files = list(dict.fromkeys(tuple(split_location(loc)) for loc in locations))
+
+    def sync(parts: tuple[str, ...]) -> None:
+        with _open(base, list(parts), "", write=False) as desc:
+            os.fsync(desc.fd)
+
+    if len(files) == 1 or (files and not _THREADS):
+        for parts in files:
+            sync(parts)
+    elif files:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(min(SYNC_THREADS, len(files)), "onnxdata-sync")
+        try:
+            for _ in pool.map(sync, files):
+                pass
+        finally:  # no thread outlives the call, on an error or a Ctrl-C too
+            pool.shutdown(wait=True, cancel_futures=True)
+    for folder in dict.fromkeys(os.path.join(base, *parts[:-1]) for parts in files):
+        sync_folder(folder)
 
 
 # One lock per file (by device and inode) for the writers of this process, and
@@ -572,6 +630,17 @@ def _read_range(fd: int, info: ExternalDataInfo, name: str) -> bytearray:
             )
         done += got
     return data
+
+
+def _read_bytes(fd: int, info: ExternalDataInfo, name: str) -> bytes:
+    """The range as ``bytes``, as onnx's field holds them: one read into the result
+    where the system reads it whole (``pread``), else through :func:`_read_range`."""
+    offset, length, _ = _range(fd, info, name)
+    if hasattr(os, "pread") and length <= 1 << 30:
+        data = os.pread(fd, length, offset)
+        if len(data) == length:
+            return data
+    return bytes(_read_range(fd, info, name))
 
 
 def _read_into(fd: int, view: memoryview, start: int) -> int:  # pragma: no cover - no readv

@@ -10,13 +10,21 @@ not copied), so memory stays bounded whatever the weights weigh.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sys
 import uuid
 
 from .._core.errors import ValidationError
 from .._messages.declarations import StringStringEntryProto, TensorProto
-from .external import ExternalDataInfo, split_location, uses_external_data, write_external_data
+from .external import (
+    ExternalDataInfo,
+    split_location,
+    sync_external_files,
+    uses_external_data,
+    write_external_data,
+)
 from .model_tensors import all_tensors, initializer_tensors
 
 TYPE_CHECKING = False
@@ -30,6 +38,7 @@ __all__ = [
     "mark_external",
     "model_to_external",
     "one_file_name",
+    "refuse_own_file",
     "save_tensor_data",
     "set_external",
     "unmark_external",
@@ -74,9 +83,10 @@ def set_external(
             t.external_data.append(StringStringEntryProto(key=key, value=str(value)))
 
 
-def save_tensor_data(t: TensorProto, base_path: str) -> None:
+def save_tensor_data(t: TensorProto, base_path: str) -> str:
     """Append ``t``'s ``raw_data`` to its external file below ``base_path`` and
     record where it went (onnx's ``save_external_data``); ``raw_data`` stays.
+    Returns the location written.
 
     Raises:
         ValidationError: (a ``ValueError``) no ``raw_data``; a refused location
@@ -89,6 +99,7 @@ def save_tensor_data(t: TensorProto, base_path: str) -> None:
         raise ValidationError("raw_data field doesn't exist.")
     offset, length = write_external_data(t, base_path, t.raw_data)
     set_external(t, info.location, offset, length)
+    return info.location
 
 
 def file_name_for(t: TensorProto) -> str:
@@ -133,17 +144,79 @@ def unmark_external(tensors: Iterable[TensorProto]) -> None:
             t.data_location = TensorProto.DEFAULT
 
 
-def write_marked(tensors: Iterable[TensorProto], base_path: str) -> None:
+def write_marked(
+    tensors: Iterable[TensorProto], base_path: str, *, sync: bool = False
+) -> list[str]:
     """Write every tensor marked external that holds ``raw_data`` to its file
-    below ``base_path`` (:func:`save_tensor_data`), then drop its ``raw_data``.
+    below ``base_path`` (:func:`save_tensor_data`), then drop its ``raw_data``;
+    return the locations written, one per tensor.
+
+    With ``sync`` every file written, and every folder holding one, is made
+    durable once all are written (:func:`sync_external_files`): what a model
+    saved next points at is on disk before the model is.
 
     Raises:
-        as :func:`save_tensor_data`.
+        as :func:`save_tensor_data`; OSError from syncing.
     """
+    written: list[str] = []
     for t in tensors:
         if uses_external_data(t) and t.HasField("raw_data"):
-            save_tensor_data(t, base_path)
+            written.append(save_tensor_data(t, base_path))
             t.ClearField("raw_data")
+    if sync:
+        sync_external_files(base_path, written)
+    return written
+
+
+def refuse_own_file(
+    tensors: Iterable[TensorProto], base_path: str, model_path: str, model: os.stat_result | None
+) -> None:
+    """Refuse, before anything is written, a tensor whose external data would
+    go into the model's own file (``model_path``, whose identity is ``model``
+    when it exists): the data appended there would be overwritten by the
+    model, which could then not be read back ("offset exceeds file size").
+
+    The same file is found by its resolved path (symbolic links followed),
+    by device and inode (a hard link, a link to the model, another spelling),
+    and on the systems whose file names ignore case (macOS, Windows) by the
+    name without its case.  Each location is judged once, however many
+    tensors name it; locations that :func:`split_location` refuses are
+    refused here too, before anything is written.
+
+    Raises:
+        ValidationError: (a ``ValueError``) a location naming the model's file,
+            or one :func:`split_location` refuses.
+    """
+    own = _folded(os.path.realpath(model_path))
+    judged: set[str] = set()
+    for t in tensors:
+        if not (uses_external_data(t) and t.HasField("raw_data")):
+            continue
+        # The entries as ExternalDataInfo reads them (the last location wins),
+        # without its warning on unknown keys: the writer gives that one.
+        location = ""
+        for entry in t.external_data:
+            if entry.key == "location":
+                location = entry.value or ""
+        if location in judged:
+            continue
+        judged.add(location)
+        path = os.path.join(base_path, *split_location(location, t.name or ""))
+        same = _folded(os.path.realpath(path)) == own
+        if not same and model is not None:
+            with contextlib.suppress(OSError):  # not there yet (or unreadable: the writer says)
+                same = os.path.samestat(os.stat(path), model)
+        if same:
+            raise ValidationError(
+                f"External data of tensor {t.name or ''!r} would be written into the model's "
+                f"own file {model_path!r} (location {location!r}): the model would "
+                "overwrite it; choose another location"
+            )
+
+
+def _folded(path: str) -> str:
+    """``path`` as the file system compares names: without case on macOS and Windows."""
+    return path.casefold() if sys.platform in ("darwin", "win32") else path
 
 
 def location_is_free(location: str | None) -> None:

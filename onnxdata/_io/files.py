@@ -1,10 +1,13 @@
-"""Files: ``load`` (memory-mapped, zero-copy, type detection) and atomic ``save``.
+"""Files: ``load`` (read into one buffer, or mapped on request; type detection) and atomic ``save``.
 
-A multi-GiB tensor file is mapped, not read: ``load`` costs the decoding of
-the small fields, and the payload pages come from the page cache when (and
-only if) the values are touched.  ``save`` streams the encoding into a
-temporary file beside the target and renames it into place, so the target is
-always either the old file or the complete new one.
+``load`` reads the file into one buffer and decodes views of it: a message
+owns its bytes and never depends on the file, which the caller may overwrite
+at once.  A multi-GiB tensor file can instead be mapped (``mmap=True``):
+``load`` then costs the decoding of the small fields, and the payload pages
+come from the page cache when (and only if) the values are touched.
+``save`` streams the encoding into a temporary file beside the target and
+renames it into place, so the target is always either the old file or the
+complete new one.
 
 Only regular files are read.  A FIFO, a socket, a device or a directory is
 refused before anything is read from it: it is opened without blocking
@@ -19,6 +22,7 @@ This module also holds the one type detector, :func:`detect`, used by
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
@@ -27,6 +31,7 @@ from typing import overload
 from .._codec.decode import as_byte_view, as_read_only_view, decode_part, too_large
 from .._codec.stream import encode_to
 from .._core.errors import DecodeError
+from .._core.mapped import FileMapping, map_file
 from .._core.schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
 from .._core.wire import MAX_DEPTH, known_enum_value, read_length, read_tag, skip_field
 from .._messages.datatypes import DATA_TYPES
@@ -124,15 +129,22 @@ def open_regular(path: Any) -> BinaryIO:
 
 
 def open_buffer(
-    path: Any, mmap: bool = True, max_size: int | None = None, cls: type[Message] = TensorProto
-) -> tuple[Any, Any]:
-    """The bytes of the regular file at ``path``: a read-only byte view of a
-    mapping (and the mapping), or, with ``mmap=False``, for an empty file, or
-    where mapping is not available, the bytes read (and ``None``).
+    path: Any, mmap: bool = False, max_size: int | None = None, cls: type[Message] = TensorProto
+) -> tuple[Any, FileMapping | None]:
+    """The bytes of the regular file at ``path``, and the mapping they are a view of.
+
+    By default the file is read into one buffer of its own (``bytes``, and
+    ``None`` for the mapping): nothing refers to the file afterwards, so the
+    caller may overwrite it.  With ``mmap=True`` it is mapped instead (see
+    ``_core/mapped.py``): the bytes are a read-only view of the
+    :class:`FileMapping` returned, valid only while the file keeps its length;
+    an empty file, or a system that cannot map it, is read as by default.
 
     A file whose size is over ``max_size`` is refused before anything is
-    mapped or read, with the error ``cls.decode`` gives; a file that grows
-    meanwhile is read no further than ``max_size + 1`` bytes.
+    mapped or read, with the error ``cls.decode`` gives.  Exactly the size
+    checked is read or mapped: a file that grows meanwhile is read no further
+    (a file whose ``fstat`` says 0 bytes, as ``/proc`` files do, is read to its
+    end, at most ``max_size + 1`` bytes).
 
     Raises:
         DecodeError: the file is larger than ``max_size``.
@@ -144,26 +156,15 @@ def open_buffer(
         if max_size is not None and size > max_size:
             raise too_large(cls, size, max_size)
         if mmap:
-            mapping = _map(f, size)
+            mapping = map_file(f.fileno(), size, path)
             if mapping is not None:
-                return memoryview(mapping), mapping
+                return mapping.view, mapping
+        if size:
+            return f.read(size), None  # one buffer, read in place: one copy of the file
         data = f.read() if max_size is None else f.read(max_size + 1)
         if max_size is not None and len(data) > max_size:
             raise too_large(cls, len(data), max_size)
         return data, None
-
-
-def _map(f: Any, size: int) -> Any:
-    try:
-        import mmap
-    except ImportError:  # pragma: no cover - e.g. WebAssembly builds
-        return None
-    if size == 0:
-        return None  # an empty file cannot be mapped (and /proc files claim size 0)
-    try:
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # pragma: no cover - a file system without mmap
-        return None
 
 
 # -- load and save ----------------------------------------------------------------
@@ -174,7 +175,7 @@ def load(
     path: Any,
     type: None = None,
     *,
-    mmap: bool = True,
+    mmap: bool = False,
     copy: bool = False,
     max_size: int | None = None,
 ) -> Message: ...
@@ -185,7 +186,7 @@ def load(
     path: Any,
     type: type[_M],
     *,
-    mmap: bool = True,
+    mmap: bool = False,
     copy: bool = False,
     max_size: int | None = None,
 ) -> _M: ...
@@ -195,19 +196,22 @@ def load(
     path: Any,
     type: type[_M] | None = None,
     *,
-    mmap: bool = True,
+    mmap: bool = False,
     copy: bool = False,
     max_size: int | None = None,
 ) -> Message:
     """Read a message from the file at ``path``.
 
-    The file is memory-mapped and decoded with ``copy=False``: ``raw_data``,
-    string entries and float fields are views of the mapping, so opening a
-    multi-GiB tensor takes milliseconds and little memory until values are
-    read.  The mapping stays open as long as any view lives (see
-    ``Message.decode`` for the lifetime rule); it is closed at once if
-    nothing refers to it.  ``copy=True`` copies the values out and closes
-    the mapping; ``mmap=False`` reads the file instead of mapping it.
+    The file is read into one buffer and decoded with ``copy=False``:
+    ``raw_data``, long string entries and float fields are read-only views
+    of that buffer, which the message owns, so the file may be overwritten
+    at once (``open(path, "wb")``, as with onnx).  ``copy=True`` gives each
+    value its own ``bytes``.  ``mmap=True`` maps the file instead: a
+    multi-GiB tensor opens in milliseconds, but the message depends on the
+    file, which must not shrink while a view lives (the package's readers
+    raise ``MappedFileError`` then; a view read then is a SIGBUS, see
+    docs/robustness.md).  The mapping holds no descriptor and goes with the
+    last view (``Message.decode`` has the lifetime rule).
 
     ``type`` is the message class; ``None`` detects it as ``onnxdata show``
     does (see :func:`detect`): a file with a model's shape is a
@@ -227,7 +231,8 @@ def load(
             is larger than ``max_size``.
         ValueError: ``path`` is not a regular file (a directory, a FIFO, a
             socket or a device).
-        OSError: the file cannot be opened or mapped.
+        OSError: the file cannot be opened, read or mapped
+            (``MappedFileError``: it shrank as it was mapped).
         TypeError: ``type`` is not a message class.
     """
     if type is not None and not _is_message_class(type):
@@ -244,14 +249,11 @@ def load(
             err.within(type.__qualname__)
             raise
     finally:
+        if isinstance(view, memoryview):
+            with contextlib.suppress(BufferError):  # exported: it goes with its last user
+                view.release()
         if mapping is not None:
-            try:
-                if isinstance(view, memoryview):
-                    view.release()
-                buf.release()
-                mapping.close()  # refused while a decoded view refers to it
-            except BufferError:
-                pass
+            mapping.close()  # unmapped now unless a decoded view refers to it
 
 
 def _is_message_class(cls: Any) -> bool:
@@ -269,7 +271,9 @@ def save(message: Message, path: Any, *, max_size: int | None = None) -> int:
     same directory, synced to disk, then renamed over ``path``: a crash or an
     error at any point leaves ``path`` as it was (or absent), never half
     written.  An existing file's permission bits are kept.  Saving over a
-    file that ``load`` mapped is safe: the mapping keeps the old contents.
+    file that ``load(..., mmap=True)`` mapped is safe: the rename leaves the
+    mapped file as it was.  What a rename cannot rebuild (a device, a FIFO,
+    ``/dev/stdout``) is written through instead, never replaced (see ``AtomicFile``).
 
     ``message`` may be any ONNX message, onnx's protobuf ones too (written
     through their bytes).

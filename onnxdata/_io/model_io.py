@@ -1,14 +1,20 @@
 """Model files as onnx reads and writes them: ``load_model``, ``save_model`` and friends.
 
-A model file named by a path is memory-mapped and decoded with
+A model file named by a path is read into one buffer and decoded with
 ``copy=False`` (see ``files.py``): every initializer's ``raw_data`` is a
-read-only ``memoryview`` of the mapping, so opening a model costs the
-decoding of its graph, whatever the size of its weights.  External data is
-mapped the same way (``external.ExternalMaps``): a tensor's bytes are read
-from disk when its values are first touched, never at load.  The mappings
-are released when the last view of them is gone (the loaded model, or an
-array ``numpy_helper.to_array`` made from it); ``copy=True`` reads
-everything into memory instead and keeps no mapping.
+read-only ``memoryview`` of that buffer, which the model owns: one copy of
+the file in memory, where onnx makes two, and no tie to the file, which the
+caller may overwrite (``open(p, "wb")``, ``save_model(m, p)``) as with onnx.
+External data is read too, as onnx reads it.  ``copy=True`` gives every
+value its own ``bytes``.
+
+``mmap=True`` maps the model file and its external data files instead
+(``_core/mapped.py``, ``external.ExternalMaps``): opening a model then costs
+the decoding of its graph, whatever the size of its weights, and a tensor's
+bytes are read from disk when its values are first touched.  Such a model
+depends on its files: they must keep their length while it lives (see
+``files.load``).  The mappings are released when the last view of them is
+gone.
 
 Saving streams: each external tensor's bytes go to its file straight from
 their buffer (a view of a mapping is never copied), and the model is
@@ -29,7 +35,7 @@ from .._messages.graphs import ModelProto
 from .atomic import AtomicFile
 from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path
 from .external import ExternalMaps, uses_external_data
-from .external_marks import model_to_external, write_marked
+from .external_marks import model_to_external, refuse_own_file, write_marked
 from .files import load as load_file
 from .files import open_buffer
 from .formats import MAX_PROTOBUF, raise_if_too_large, registry
@@ -52,16 +58,17 @@ __all__ = [
 ]
 
 
-def attach_external_data(model: ModelProto, base_dir: str, copy: bool = False) -> None:
+def attach_external_data(model: ModelProto, base_dir: str, mmap: bool = False) -> None:
     """Give every externally stored tensor of ``model`` its bytes, from below
-    ``base_dir``: ``raw_data`` becomes a read-only view of the mapped file (the
-    bytes read, with ``copy``), ``data_location`` DEFAULT, ``external_data``
-    empty, as onnx's ``load_external_data_for_model`` leaves them.
+    ``base_dir``: ``raw_data`` becomes the bytes read (with ``mmap``, a
+    read-only view of the mapped file), ``data_location`` DEFAULT,
+    ``external_data`` empty, as onnx's ``load_external_data_for_model``
+    leaves them.
 
     Each file is opened with the reader's rules (a safe relative location, no
-    symbolic link, a regular file with one link, a range inside the file) and
-    mapped once.  A tensor that fails leaves the tensors before it loaded,
-    as in onnx.
+    symbolic link, a regular file with one link, a range inside the file),
+    read, and closed (with ``mmap``, mapped once per file).  A tensor that
+    fails leaves the tensors before it loaded, as in onnx.
 
     Raises:
         ValidationError: (a ``ValueError``) a refused location or file.
@@ -69,7 +76,7 @@ def attach_external_data(model: ModelProto, base_dir: str, copy: bool = False) -
             or reaches past the end of the file.
         OSError: a file cannot be opened (``FileNotFoundError``).
     """
-    maps = ExternalMaps(copy)
+    maps = ExternalMaps(mmap)
     for tensor in all_tensors(model):
         if uses_external_data(tensor):
             data = maps.view(tensor, base_dir)
@@ -92,7 +99,7 @@ def load_model(
     format: _SupportedFormat | None = None,
     load_external_data: bool = True,
     *,
-    mmap: bool = True,
+    mmap: bool = False,
     copy: bool = False,
     max_size: int | None = None,
 ) -> ModelProto:
@@ -104,12 +111,18 @@ def load_model(
     ``.pbtxt`` text format, ``.json``/``.onnxjson`` JSON), else protobuf.
     With ``load_external_data`` the tensors stored externally get their
     bytes from files below the model's directory (when the model's path is
-    known), as views of the mapped files.
+    known), read as onnx reads them.
 
-    A protobuf file is memory-mapped (``mmap=False`` reads it) and decoded
-    without copying its weights: initializers' ``raw_data`` are read-only
-    views; ``copy=True`` gives an independent model holding ``bytes``.  The
-    file's size is checked against ``max_size`` before anything is read.
+    A protobuf file is read into one buffer that the model owns, and decoded
+    without copying its weights again: initializers' ``raw_data`` are
+    read-only views of that buffer (``copy=True``: each its own ``bytes``).
+    The file may then be overwritten, as with onnx.  ``mmap=True`` maps the
+    file and the external data instead, for an O(metadata) load: the model
+    then depends on its files, which must keep their length while it lives
+    (the package's readers raise ``MappedFileError`` if one shrank; reading a
+    view after that kills the process: see ``files.load``).  The file's size
+    is checked against ``max_size`` before anything is read, and no more than
+    that size is read or mapped.
 
     Raises:
         DecodeError: (a ``ValueError``) the bytes are not a valid ModelProto
@@ -137,7 +150,7 @@ def load_model(
     if load_external_data:
         path = file_path(f)
         if path is not None:
-            attach_external_data(model, os.path.dirname(path), copy or not mmap)
+            attach_external_data(model, os.path.dirname(path), mmap and not copy)
     return model
 
 
@@ -188,12 +201,23 @@ def save_model(
     buffer, and a path gets the model streamed into a temporary file that
     replaces it when complete (a failure leaves the old file as it was; the
     external data written so far stays appended to its files).  A file
-    object receives the model in writes of at most a few MiB.
+    object receives the model in writes of at most a few MiB.  A path that
+    is no regular file (``/dev/null``, a FIFO, ``/dev/stdout``) is written
+    through, never replaced (see ``AtomicFile``).
+
+    Every external file written, and the folders holding them, are synced
+    before the model is renamed into place, so the model never reaches the
+    disk before its weights.  Every location is judged before any byte is
+    written: one that names the model's own file (by path, through a link,
+    or as a hard link of it) is refused, as is one that names a folder
+    (``w.data/``).
 
     Raises:
         ValueError: the encoding is over 2 GiB (onnx's message: use
             ``save_as_external_data``); a value out of range; an unknown
-            ``format``; refused external data (``ValidationError``).
+            ``format``; refused external data (``ValidationError``: a
+            location that leaves the folder, names a folder, or names the
+            model's own file; nothing is written then).
         FileExistsError: ``location`` exists (relative to the current
             directory, as onnx checks it).
         TypeError: ``proto`` is not a ModelProto or holds a value of the
@@ -211,10 +235,22 @@ def save_model(
         )
     path = file_path(f)
     if path is not None:
-        write_marked(all_tensors(model), os.path.dirname(path))
+        base = os.path.dirname(path)
+        refuse_own_file(all_tensors(model), base, path, _identity(f, path))
+        write_marked(all_tensors(model), base, sync=True)  # durable before the model is
     if model is not proto and foreign_name(proto) is not None and path is not None:
         proto.ParseFromString(model.encode())  # onnx changes the caller's model in place
     write_model(model, f, choose_format(format, path))
+
+
+def _identity(f: Any, path: str) -> os.stat_result | None:
+    """The file the model goes to (a file object's own, else the path's), if it exists."""
+    try:
+        if has_method(f, "write") and has_method(f, "fileno"):
+            return os.fstat(f.fileno())
+        return os.stat(path)
+    except (OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
 
 
 def write_model(model: Any, f: Any, fmt: str) -> None:

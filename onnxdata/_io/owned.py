@@ -144,7 +144,8 @@ class Descriptor:
             OSError: from ``os.close`` (the descriptor is closed all the same).
         """
         with deferred_interrupts():
-            fd, self.fd = self.fd, -1
+            fd = getattr(self, "fd", -1)  # unset on an object whose __init__ never ran
+            self.fd = -1
             if fd >= 0:
                 os.close(fd)
 
@@ -160,7 +161,10 @@ class Descriptor:
         self.close()
 
     def __del__(self) -> None:
-        fd, self.fd = self.fd, -1
+        # A KeyboardInterrupt before __init__'s first store leaves ``fd`` unset:
+        # nothing was opened, and nothing must be printed as "ignored".
+        fd = getattr(self, "fd", -1)
+        self.fd = -1
         if fd >= 0:
             with contextlib.suppress(OSError):
                 os.close(fd)

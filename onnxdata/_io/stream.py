@@ -64,8 +64,9 @@ class SequenceWriter:
     atomically: to a temporary file in the same directory, renamed over
     ``target`` by :meth:`close` (or a clean exit from the ``with`` block), and
     removed instead if the block raises or :meth:`abort` is called, so that
-    ``target`` is either its old self or the complete new sequence.  A file
-    object is written in place and left open.
+    ``target`` is either its old self or the complete new sequence.  A path
+    that is a device, a FIFO or ``/dev/stdout`` is written through instead,
+    never replaced.  A file object is written in place and left open.
 
     ``elem_type`` is a ``SequenceProto.DataType`` (``TENSOR``, ``MAP``, ...) or
     the element class; every element must be of that class.  The bytes are
@@ -219,16 +220,18 @@ _ELEMENTS: dict[int, tuple[type[Message], str]] = {
 }  # field number -> (class, field name)
 
 
-def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = True) -> Iterator[Message]:
+def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = False) -> Iterator[Message]:
     """The elements of the ``SequenceProto`` file at ``path``, one at a time.
 
-    Each element is decoded when the loop reaches it; the wire reader steps
-    over the rest of the file, which is memory-mapped, and gives the pages
-    back as it goes, so memory stays flat however long the file is.  With
-    ``copy=False`` (the default) elements hold views of the mapping (see
-    ``Message.decode``), which stays open as long as any of them lives.
-    Elements come in file order; ``name``, ``elem_type`` and unknown fields
-    are skipped.
+    Each element is decoded when the loop reaches it.  The file is read into
+    one buffer first, which the elements own (with ``copy=False``, the
+    default, they hold views of it): nothing depends on the file afterwards.
+    With ``mmap=True`` the file is mapped instead and the wire reader gives
+    the pages back as it steps over them, so memory stays flat however long
+    the file is; elements then hold views of the mapping (see
+    ``Message.decode``), and the file must keep its length while they live
+    (see ``files.load``).  Elements come in file order; ``name``,
+    ``elem_type`` and unknown fields are skipped.
 
     Raises:
         DecodeError: at the first malformed part, with the path and offset
@@ -239,6 +242,8 @@ def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = True) -> Iterat
     from .files import open_buffer
 
     buf, mapping = open_buffer(path, mmap)
+    if not copy and mapping is None:
+        buf = memoryview(buf)  # elements hold views of the one buffer read, not copies
     try:
         yield from _elements(buf, copy, mapping)
     finally:
@@ -253,8 +258,7 @@ def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
     """
     pos, end = 0, len(buf)
     counts = dict.fromkeys(_ELEMENTS, 0)
-    advise: Any = getattr(mapping, "madvise", None)
-    dont_need = _DONTNEED if advise else None
+    advise: Any = None if mapping is None else mapping.dont_need
     released = 0
     fnum = 0
     while pos < end:
@@ -289,31 +293,26 @@ def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
         except (IndexError, OverflowError) as exc:  # pragma: no cover - as in _codec/reading.py
             raise DecodeError(f"malformed input near offset {pos}: {exc!r}", pos) from exc
         yield element
-        if dont_need is not None and pos - released >= _RELEASE:
+        if advise is not None and pos - released >= _RELEASE:
             # Drop the pages read so far from this process (the file keeps them
             # in the page cache; a view touched again faults them back in).
             upto = pos - pos % _PAGE
-            advise(dont_need, released, upto - released)
+            advise(released, upto - released)
             released = upto
 
 
-def _mmap_constants() -> tuple[int, int | None]:
+def _page_size() -> int:
     try:
         import mmap
     except ImportError:  # pragma: no cover - platforms without mmap
-        return 4096, None
-    return mmap.PAGESIZE, getattr(mmap, "MADV_DONTNEED", None)
+        return 4096
+    return mmap.PAGESIZE
 
 
-_PAGE, _DONTNEED = _mmap_constants()
+_PAGE = _page_size()
 
 
 def _release(buf: Any, mapping: Any) -> None:
     """Unmap now if no element holds a view of the mapping; else when the last goes."""
-    if mapping is None:
-        return
-    try:
-        buf.release()
+    if mapping is not None:
         mapping.close()
-    except BufferError:
-        pass

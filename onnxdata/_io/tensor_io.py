@@ -106,8 +106,9 @@ def save_tensor(
     The format is chosen as :func:`load_tensor` chooses it.  A path is
     replaced atomically: the new contents go to a temporary file beside it,
     which is renamed over it when complete, so an error (a value that cannot
-    be encoded, a full disk) leaves the old file as it was.  ``proto`` may be
-    an onnx ``TensorProto`` too.
+    be encoded, a full disk) leaves the old file as it was; a device, a FIFO
+    or ``/dev/stdout`` is written through instead, never replaced.  ``proto``
+    may be an onnx ``TensorProto`` too.
 
     Raises:
         TypeError: ``proto`` is not a TensorProto, or holds a value of the

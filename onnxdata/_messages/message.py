@@ -13,6 +13,7 @@ from array import array
 
 from .._core.classes import MessageType
 from .._core.enums import ProtoEnum
+from .._core.mapped import LIVE, check_value
 from .._core.repeated import RepeatedScalars
 from .._core.schema import UNKNOWN_FIELDS, all_slots
 from .._core.unset import forget_readers
@@ -112,6 +113,8 @@ class Message(metaclass=MessageType):
             ValueError: a value is out of range, nesting is deeper than 100,
                 or the encoding would be longer than ``max_size``
                 (:class:`EncodeValueError`).
+            MappedFileError: (an ``OSError``) a value is a view of a file
+                loaded with ``mmap=True`` that has shrunk since.
         """
         return _encode_message(self, max_size)
 
@@ -139,6 +142,7 @@ class Message(metaclass=MessageType):
                 count or more than it was given.
             TypeError: ``write`` returned something other than ``None`` or an integer.
             RuntimeError: the message changed while it was written.
+            MappedFileError: (an ``OSError``) as :meth:`encode`.
         """
         from .._codec.stream import encode_to
 
@@ -274,6 +278,7 @@ class Message(metaclass=MessageType):
 
         Raises:
             EncodeError: a field holds a value that cannot be encoded.
+            MappedFileError: (an ``OSError``) as :meth:`encode`.
         """
         from .._codec.stream import measure
 
@@ -388,11 +393,15 @@ class Message(metaclass=MessageType):
         # a NaN equals the same NaN, 0.0 differs from -0.0.
         if type(other) is not type(self) and getattr(other, "_SPEC", None) is not self._SPEC:
             return NotImplemented  # a stand-in and a message of its class compare as messages
+        mapped = bool(LIVE)  # a file is mapped: views are checked before they are read
         for name, code, repeated in _compared(type(self)):
             a = getattr(self, name)
             b = getattr(other, name)
             if a is b:
                 continue
+            if mapped:  # a view of a mapped file that shrank: an error, not SIGBUS
+                check_value(a)
+                check_value(b)
             if repeated and (a is None or b is None):  # a slot never used: empty
                 if len(b if a is None else a):
                     return False
@@ -416,7 +425,13 @@ _FLOAT_CODES = {"float": "f", "double": "d"}
 
 def _owned(value: Any) -> Any:
     """``value``, with a view of a buffer copied out: into ``bytes``, or an
-    array of its item type (a float field's view); a list's views too."""
+    array of its item type (a float field's view); a list's views too.
+
+    Raises:
+        MappedFileError: a view of a mapped file that shrank (``mmap=True``).
+    """
+    if LIVE:
+        check_value(value)
     if type(value) is memoryview:
         if value.format == "B":
             return value.tobytes()

@@ -32,6 +32,7 @@ import numpy.typing as npt
 from .._core import schema as _schema
 from .._core.access import counter, held
 from .._core.blanks import blank_maker
+from .._core.mapped import check_view
 from .._io.external import read_external_data, uses_external_data
 from .._messages.datatypes import DATA_TYPES, STORAGE_FIELDS
 from .._messages.declarations import TensorProto
@@ -123,8 +124,10 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "", storage_view: bool 
     # buffer too small, the nbytes test one too large.  Anything unusual, and
     # every error, takes the general path, whose shape_of raises the right
     # exception.
+    buf: Any = t._raw_data
+    if type(buf) is memoryview:
+        check_view(buf)  # a view of a mapped file that shrank: an error, not SIGBUS
     if t._segment is None and t._data_location != _EXTERNAL:
-        buf: Any = t._raw_data
         kind = type(buf)
         if kind is bytes or kind is memoryview:
             try:
@@ -240,6 +243,7 @@ def _from_field(
     if float_dtype is not None:
         if type(values) is memoryview and _LITTLE:
             # decode(copy=False): a read-only view of the message's buffer, as for raw_data.
+            check_view(values)
             floats = np.frombuffer(values, dtype=float_dtype)
         else:
             # array('f'/'d') -> one memcpy, every bit kept (signalling NaNs too).

@@ -14,6 +14,7 @@ import json
 import math
 
 from .._core.kinds import in_range, integer, is_bytes, is_text
+from .._core.mapped import LIVE, check_value
 from .._core.schema import BYTES, DOUBLE, ENUM, FLOAT, INT32, INT64, MESSAGE, UINT64, spec_of
 from .._core.wire import MAX_DEPTH, own_bytes, shortest_float32, to_float32
 from .json_errors import SerializeToJsonError
@@ -76,6 +77,8 @@ class Printer:
         out: dict[str, Any] = {}
         for f in spec.numbered:
             value = getattr(message, f.slot)  # None while unset: what is present prints
+            if LIVE:  # a view of a mapped file that shrank: an error, not SIGBUS
+                check_value(value)
             try:
                 if f.repeated:
                     if value is None or not len(value):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 
+from .._core.mapped import LIVE, check_value
 from .._core.schema import BYTES, DOUBLE, ENUM, FLOAT, MESSAGE, STRING, is_message, spec_of
 from .._core.wire import LEN, SGROUP, shortest_float32, to_float32
 from .escapes import escape
@@ -96,6 +97,8 @@ class Printer:
             # The slot, not the property: an unset field prints nothing (reading
             # it would give its default, or a stand-in that nests for ever).
             value = getattr(message, f.slot)
+            if LIVE:  # a view of a mapped file that shrank: an error, not SIGBUS
+                check_value(value)
             if not f.repeated:
                 if value is not None:
                     self.field(f, value)
@@ -110,6 +113,7 @@ class Printer:
                 for item in value:
                     self.field(f, item)
         if self.unknown and message.unknown_fields:
+            check_value(message.unknown_fields)
             self.unknown_set(unknown_fields(bytes(message.unknown_fields)))
 
     def name(self, f: FieldSpec) -> None:

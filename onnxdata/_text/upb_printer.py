@@ -5,6 +5,7 @@ unknown fields.
 
 from __future__ import annotations
 
+from .._core.mapped import LIVE, check_value
 from .._core.schema import BYTES, DOUBLE, ENUM, FLOAT, MESSAGE, STRING, is_message, spec_of
 from .._core.wire import to_float32
 from .escapes import escape, escape_bytes
@@ -40,6 +41,8 @@ def _message(message: Any, out: list[str], depth: int) -> None:
     pad = "  " * depth
     for f in spec.numbered:
         value = getattr(message, f.slot)  # None while unset: what is present prints
+        if LIVE:  # a view of a mapped file that shrank: an error, not SIGBUS
+            check_value(value)
         if f.repeated:
             items = value if value is not None else ()
         elif value is None:

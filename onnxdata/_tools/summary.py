@@ -261,7 +261,7 @@ def _where(location: str, base_dir: str | None, tensor: Any) -> str:
     try:
         parts = split_location(location)
     except ValueError:
-        return "refused (not a relative path inside the model's folder)"
+        return "refused (not a relative path to a file inside the model's folder)"
     if base_dir is None:
         return "not looked for"
     problem = external_file_problem(tensor, base_dir)

@@ -106,7 +106,7 @@ def read_test_case(folder: str, model: ModelProto | None = None) -> TestCase:
         OSError, ValueError: ``model.onnx`` cannot be read, or the folder listed.
     """
     if model is None:
-        model = load(os.path.join(folder, MODEL_FILE), ModelProto)
+        model = load(os.path.join(folder, MODEL_FILE), ModelProto, mmap=True)
     case = TestCase(folder, model)
     graph = model.graph
     declared = {"input": list(graph.input), "output": list(graph.output)}
@@ -129,7 +129,7 @@ def check_test_case(folder: str, model: ModelProto | None = None) -> list[Violat
     if model is None:
         if not is_test_case(folder):
             raise ValueError(f"{folder!r} is not a test case: it holds no {MODEL_FILE}")
-        model = load(os.path.join(folder, MODEL_FILE), ModelProto)
+        model = load(os.path.join(folder, MODEL_FILE), ModelProto, mmap=True)
     own = check(model) + external_violations(model, folder)
     found = [Violation(f"{MODEL_FILE}: {v.path}", v.message) for v in own]
     return found + read_test_case(folder, model).violations()
@@ -200,7 +200,7 @@ def _read(f: DataFile, path: str) -> None:
         f.problems.append(Violation(f.path, f"{_label(f)} has {what}: the file cannot be read"))
         return
     try:
-        f.message = load(path, cls)
+        f.message = load(path, cls, mmap=True)  # read only here, never handed out
     except DecodeError as err:
         f.problems.append(Violation(f.path, f"offset {err.offset}: {err}"))
         return

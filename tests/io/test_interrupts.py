@@ -229,6 +229,59 @@ def test_cli_from_json(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
     )
 
 
+def test_save_into_a_device(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """A target written through (issue 38, class 2): a Ctrl-C anywhere leaves
+    the device a device, and every descriptor closed once."""
+    import stat
+
+    device = folder / "null"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError as exc:
+        pytest.skip(f"cannot make a device here: {exc}")
+
+    def check(state: Any, completed: bool) -> None:
+        st = os.stat(device)
+        assert stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
+
+    n = _each_interrupt(monkeypatch, lambda: None, lambda _: onnxdata.save(NEW, device), check)
+    assert n >= 6
+
+
+def test_save_model_with_external_data(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """The data files are written and synced, then the model renamed (issue 38,
+    class 3): a Ctrl-C anywhere leaves the old model, or the new one with all
+    of its weights on disk."""
+    from onnxdata import GraphProto, ModelProto
+
+    path, data = folder / "m.onnx", folder / "w.data"
+    old = ModelProto(ir_version=8).encode()
+
+    def model() -> ModelProto:
+        w = TensorProto(name="w", dims=[5000], data_type=TensorProto.UINT8, raw_data=NEW.raw_data)
+        return ModelProto(ir_version=8, graph=GraphProto(name="g", initializer=[w]))
+
+    def prepare() -> ModelProto:
+        path.write_bytes(old)
+        data.unlink(missing_ok=True)
+        return model()
+
+    def save(m: ModelProto) -> None:
+        onnxdata.save_model(m, path, save_as_external_data=True, location="w.data")
+
+    save(prepare())
+    new = path.read_bytes()
+
+    def check(state: Any, completed: bool) -> None:
+        assert path.read_bytes() in (old, new)
+        assert _leftovers(folder) == []
+        if path.read_bytes() == new:
+            loaded = onnxdata.load_model(path, copy=True)
+            assert bytes(loaded.graph.initializer[0].raw_data) == NEW.raw_data
+
+    _each_interrupt(monkeypatch, prepare, save, check)
+
+
 def _external(location: str) -> TensorProto:
     t = TensorProto(name="e", dims=[5000], data_type=TensorProto.UINT8, raw_data=NEW.raw_data)
     set_external_data(t, location)

@@ -137,8 +137,8 @@ def test_max_size_is_checked_before_mapping_or_reading(
     with open(path, "wb") as f:
         f.truncate(1 << 40)  # a sparse TiB: reading it would take hours
     touched: list[str] = []
-    monkeypatch.setattr(_files, "_map", lambda *a: touched.append("map"))
-    for kwargs in ({}, {"mmap": False}):
+    monkeypatch.setattr(_files, "map_file", lambda *a: touched.append("map"))
+    for kwargs in ({}, {"mmap": True}):
         with pytest.raises(DecodeError, match=f"^TensorProto: {1 << 40} bytes is more than"):
             load(path, max_size=1000, **kwargs)
         with pytest.raises(DecodeError, match=r"^SequenceProto: "):

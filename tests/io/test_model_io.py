@@ -28,6 +28,7 @@ from onnx import numpy_helper as onnx_numpy
 
 import onnxdata
 from onnxdata import DecodeError, ModelProto, numpy_helper
+from onnxdata._core import mapped
 from onnxdata._io.formats import MAX_PROTOBUF, TOO_LARGE
 
 ONNX_FILES = sorted(
@@ -64,17 +65,17 @@ def test_a_mapped_model_s_initializers_are_views_that_behave_as_fields(tmp_path:
     path = tmp_path / "m.onnx"
     onnx.save(theirs, path)
     data = path.read_bytes()
-    model = onnxdata.load_model(path)
+    model = onnxdata.load_model(path, mmap=True)
     raw = model.graph.initializer[0].raw_data
     assert isinstance(raw, memoryview) and raw.readonly
-    assert isinstance(raw.obj, mmap.mmap)  # the mapping, not a copy of the file
+    assert mapped.is_mapped(raw)  # the mapping, not a copy of the file
     copied = onnxdata.load_model(path, copy=True)
     assert type(copied.graph.initializer[0].raw_data) is bytes
-    unmapped = onnxdata.load_model(path, mmap=False)
-    assert not isinstance(unmapped.graph.initializer[0].raw_data, memoryview) or not isinstance(
-        unmapped.graph.initializer[0].raw_data.obj, mmap.mmap
-    )
-    assert model == copied == unmapped
+    read = onnxdata.load_model(path)  # the default: one buffer the model owns
+    raw = read.graph.initializer[0].raw_data
+    assert isinstance(raw, memoryview) and raw.readonly and not mapped.is_mapped(raw)
+    assert type(raw.obj) is bytes and len(raw.obj) == len(data)
+    assert model == copied == read
     assert model.encode() == data and str(model) == str(copied)
     other = ModelProto()
     other.CopyFrom(model)

@@ -1,9 +1,10 @@
 """Which of onnx's own tests onnxdata must pass: the in-scope selection.
 
 A test is in scope unless what it runs names something of onnx that needs
-onnx's C++ (the model checker, shape inference, the textual parser and
-printer, the reference evaluator, the version converter, the operator
-schemas of ``onnx.defs``) or a module onnxdata does not reproduce (``compose``,
+onnx's C++ and onnxdata does not reproduce (shape inference, the textual
+parser and printer, the reference evaluator, the version converter, the
+operator schemas of ``onnx.defs``; the checker is in scope) or a module
+onnxdata does not reproduce (``compose``,
 ``inliner``, ``hub``, ``utils``, ``tools``, ``model_container``).  "What it
 runs" is read from the source, not guessed from the test's name: the test
 function with its decorators, its class's decorators, the fixtures it asks
@@ -35,9 +36,6 @@ FILES = (
 # Names of onnx whose behaviour is its C++ (or a module onnxdata does not reproduce).
 OUT_OF_SCOPE = frozenset(
     {
-        # the checker's C++: models, graphs, nodes, functions, attributes, value infos
-        "C", "check_attribute", "check_function", "check_graph", "check_model",
-        "check_node", "check_value_info",
         # shape and type inference
         "InferenceError", "infer_function_output_types", "infer_node_outputs",
         "infer_shapes", "infer_shapes_path", "shape_inference",
