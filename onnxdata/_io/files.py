@@ -201,8 +201,8 @@ def load(
 ) -> Message:
     """Read a message from the file at ``path``.
 
-    The file is memory-mapped and decoded with ``copy=False``: ``raw_data``,
-    string entries and float fields are views of the mapping, so opening a
+    The file is memory-mapped and decoded with ``copy=False``: ``raw_data``
+    and float fields are views of the mapping, so opening a
     multi-GiB tensor takes milliseconds and little memory until values are
     read.  The mapping stays open as long as any view lives (see
     ``Message.decode`` for the lifetime rule); it is closed at once if
