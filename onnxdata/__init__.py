@@ -99,7 +99,7 @@ _LAZY = {
 # so that ``onnxdata.checker.check_tensor`` works after ``import onnxdata`` as
 # ``onnx.checker.check_tensor`` does after ``import onnx``.
 _SUBMODULES = frozenset(
-    {"checker", "external_data_helper", "helper", "json_format", "numpy_helper",
+    {"checker", "defs", "external_data_helper", "helper", "json_format", "numpy_helper",
      "onnx_data_pb", "onnx_data_pb2", "onnx_ml_pb2", "onnx_pb", "serialization",
      "text_format", "version"}
 )  # fmt: skip

@@ -171,10 +171,11 @@ def test_sizes(wheel: Path, env: Path, capsys: pytest.CaptureFixture[str]) -> No
     (ours,) = importlib.metadata.distributions(name="onnxdata", path=[str(site)])
     installed, files = _installed_bytes(ours)
     wheel_size = wheel.stat().st_size
-    # About 390 kB: the library's ~140 modules (every message of onnx-ml.proto, the
-    # model half of onnx's API), the fuzzing toolkit included; tests and data would
-    # add megabytes, so a wheel far above that packed them by mistake.
-    assert wheel_size < 420_000, "the wheel grew: data or tests packed by mistake?"
+    # About 440 kB: the library's ~150 modules (every message of onnx-ml.proto, the
+    # model half of onnx's API), the fuzzing toolkit included, and onnx's operator
+    # catalog (onnxdata/_defs/table*.py, ~50 kB compressed); the budget is 650 kB.
+    # Tests and data would add megabytes, so a wheel far above that packed them by mistake.
+    assert wheel_size < 650_000, "the wheel grew: data or tests packed by mistake?"
     rows = [
         f"onnxdata wheel {wheel.name}: {wheel_size / 1e3:.1f} kB;"
         f" installed {installed / 1e3:.1f} kB in {files} files (with .pyc)"

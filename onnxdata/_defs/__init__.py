@@ -1,0 +1,1 @@
+"""onnx's operator schemas, as data (generated) and the API that reads them."""
