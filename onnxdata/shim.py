@@ -56,6 +56,8 @@ ONNX_VERSION = "1.23.2"
 """What ``onnx.__version__`` reads once installed: the onnx whose API onnxdata follows."""
 
 ONNX = "onnx"
+# The package itself: "onnxdata", or its place when vendored (yourpkg._vendor.onnxdata).
+PACKAGE = __name__.rpartition(".")[0]
 
 # onnx 1.23.2's own submodules (tests/package/test_shim.py compares with onnx's).  An
 # ``onnx.X`` outside this list fails as it does with onnx; one in it resolves to
@@ -122,7 +124,7 @@ def _not_found(name: str, why: str = "") -> ModuleNotFoundError:
 def _onnxdata_spec(name: str, fullname: str) -> importlib.machinery.ModuleSpec:
     """The spec of ``onnxdata.<name>``, or ``ModuleNotFoundError`` naming ``fullname``."""
     try:
-        found = importlib.util.find_spec(f"onnxdata.{name}")
+        found = importlib.util.find_spec(f"{PACKAGE}.{name}")
     except ModuleNotFoundError:
         found = None
     if found is None:
@@ -133,12 +135,12 @@ def _onnxdata_spec(name: str, fullname: str) -> importlib.machinery.ModuleSpec:
 def _onnxdata_module(name: str, fullname: str) -> types.ModuleType:
     """``onnxdata.<name>``, or ``ModuleNotFoundError`` naming ``fullname``."""
     _onnxdata_spec(name, fullname)
-    return importlib.import_module(f"onnxdata.{name}")
+    return importlib.import_module(f"{PACKAGE}.{name}")
 
 
 def _has_module(name: str) -> bool:
     try:
-        return importlib.util.find_spec(f"onnxdata.{name}") is not None
+        return importlib.util.find_spec(f"{PACKAGE}.{name}") is not None
     except ModuleNotFoundError:
         return False
 
@@ -156,17 +158,13 @@ class _OnnxModule(types.ModuleType):
                 raise AttributeError(
                     f"module 'onnx' has no attribute {name!r} (onnxdata does not provide it)"
                 ) from None
-        import onnxdata
-
         try:
-            return getattr(onnxdata, name)
+            return getattr(importlib.import_module(PACKAGE), name)
         except AttributeError:
             raise AttributeError(f"module 'onnx' has no attribute {name!r}") from None
 
     def __dir__(self) -> list[str]:
-        import onnxdata
-
-        return sorted({*super().__dir__(), *dir(onnxdata)})
+        return sorted({*super().__dir__(), *dir(importlib.import_module(PACKAGE))})
 
 
 _CPP_PREFIX = f"{ONNX}.onnx_cpp2py_export."
