@@ -65,7 +65,26 @@ PACKAGES: dict[str, dict[str, Any]] = {
         "pip": "onnxslim==0.1.96",
         "repo": "inisis/OnnxSlim",
         "tag": "v0.1.96",
-        "tests": ["tests"],
+        "tests": [  # its pyproject's testpaths (test_folder.py reads the command line)
+            f"tests/test_{name}.py"
+            for name in (
+                "onnxslim",
+                "modelzoo",
+                "pattern_matcher",
+                "pattern_generator",
+                "dead_node_elimination",
+                "subexpression_elimination",
+                "elimination_patterns",
+                "fusion_patterns",
+                "cli_main",
+                "utils",
+                "symbolic_shape_inference",
+                "nvidia",
+                "shape_folding",
+                "coverage",
+                "amd",
+            )
+        ],
     },
     "onnx-tool": {
         "pip": "onnx-tool==1.0.1",
