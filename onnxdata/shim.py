@@ -71,8 +71,9 @@ ONNX_MODULES = frozenset(
      "version_converter"}
 )  # fmt: skip
 
-# The names of onnx's C++ modules that packages import, and the onnxdata module each is
-# read from: a name the onnxdata module lacks is an AttributeError, as with an older onnx.
+# The names of onnx's C++ modules, and the onnxdata module each is read from (from its
+# ``C`` namespace when it has one, as onnxdata.checker's C holds the checks taking bytes):
+# a name the onnxdata module lacks is an AttributeError, as with an older onnx.
 _CPP_MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "defs": (
         "defs",
@@ -80,7 +81,12 @@ _CPP_MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
          "get_all_schemas_with_history", "get_schema", "has_schema", "register_schema",
          "schema_version_map", "set_domain_to_version"),
     ),
-    "checker": ("checker", ("CheckerContext", "LexicalScopeContext", "ValidationError")),
+    "checker": (
+        "checker",
+        ("CheckerContext", "LexicalScopeContext", "ValidationError", "check_attribute",
+         "check_function", "check_graph", "check_model", "check_model_path", "check_node",
+         "check_sparse_tensor", "check_tensor", "check_value_info"),
+    ),
     "shape_inference": (
         "shape_inference",
         ("InferenceError", "infer_function_output_types", "infer_shapes", "infer_shapes_path"),
@@ -201,9 +207,12 @@ def _cpp_module(fullname: str, name: str) -> types.ModuleType:
     else:
         source = _onnxdata_module(source_name, fullname)
     module = types.ModuleType(fullname, f"onnx's C++ {name} names, read from {source.__name__}")
+    namespace = getattr(source, "C", source)  # onnxdata.checker.C: the checks on bytes
     for attr in names:
-        if hasattr(source, attr):
-            setattr(module, attr, getattr(source, attr))
+        for holder in (namespace, source):
+            if hasattr(holder, attr):
+                setattr(module, attr, getattr(holder, attr))
+                break
     if name == "defs" and hasattr(source, "has"):
         module.has_schema = getattr(source, "has_schema", source.has)  # type: ignore[attr-defined]
     return module

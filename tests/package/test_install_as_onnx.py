@@ -80,6 +80,8 @@ out["same"] = {
     "cpp attribute": onnx.onnx_cpp2py_export.shape_inference.InferenceError is InferenceError,
     "spec kept": onnxdata.helper.__spec__ is helper_spec,
 }
+import onnx.onnx_cpp2py_export.checker as C
+out["cpp checker"] = sorted(n for n in dir(C) if not n.startswith("__"))
 out["version"] = onnx.__version__
 out["ONNX_ML"] = onnx.onnx_cpp2py_export.ONNX_ML
 try:
@@ -105,7 +107,7 @@ out["fails"] = {
         "import onnx.reference", "import onnx.no_such_module", "import onnx.helper.inner",
         "from onnx import reference", "import onnx; onnx.reference", "import onnx; onnx.no_such",
         "from onnx import no_such", "import onnx.onnx_cpp2py_export.parser",
-        "import onnx.onnx_cpp2py_export.checker as C; C.check_model",
+        "import onnx.onnx_cpp2py_export.checker as C; C.no_such_check",
         "import onnx.onnx_cpp2py_export.shape_inference as C; C.GraphInferencer",
     ]
 }
@@ -152,6 +154,16 @@ def test_every_name_resolves_to_onnxdata(hidden: Any) -> None:
     assert hidden["model"] == "Relu"
 
 
+def test_onnxs_cpp_checker_names_are_onnxdata_checkers(hidden: Any) -> None:
+    import onnx.onnx_cpp2py_export.checker as C  # noqa: N812 - onnx's own name for it
+
+    namespace = getattr(onnxdata.checker, "C", onnxdata.checker)
+    theirs = [n for n in dir(C) if not n.startswith("_")]
+    had = [n for n in theirs if hasattr(namespace, n) or hasattr(onnxdata.checker, n)]
+    assert hidden["cpp checker"] == sorted(had)
+    assert {"ValidationError"} <= set(had)
+
+
 def test_shape_inference_raises_an_inference_error(hidden: Any) -> None:
     assert hidden["infer_shapes"] == ["ShapeInferenceUnavailableError", True]
 
@@ -196,9 +208,9 @@ def test_what_onnxdata_lacks_fails_as_python_fails(hidden: Any) -> None:
             "ModuleNotFoundError",
             "onnx.onnx_cpp2py_export.parser",
         ],
-        "import onnx.onnx_cpp2py_export.checker as C; C.check_model": [
+        "import onnx.onnx_cpp2py_export.checker as C; C.no_such_check": [
             "AttributeError",
-            "module 'onnx.onnx_cpp2py_export.checker' has no attribute 'check_model'",
+            "module 'onnx.onnx_cpp2py_export.checker' has no attribute 'no_such_check'",
         ],
         "import onnx.onnx_cpp2py_export.shape_inference as C; C.GraphInferencer": [
             "AttributeError",
