@@ -322,3 +322,22 @@ def test_enum_descriptors_hold_protobufs_names_and_numbers(ours: Any, theirs: An
     assert _described(ours.DESCRIPTOR) == _described(theirs.DESCRIPTOR)
     assert ours.DESCRIPTOR is ours.DESCRIPTOR  # made once
     assert pickle.loads(pickle.dumps(ours)).DESCRIPTOR.full_name == ours.DESCRIPTOR.full_name
+
+
+def test_a_repeated_message_field_prints_as_protobufs() -> None:
+    # onnxmltools: self.assertIn("dim_value: 2", str(onnx_model.graph.output))
+    from onnx import helper as onnx_helper
+
+    from onnxdata import helper
+
+    def graph(h: Any) -> Any:
+        values = [h.make_tensor_value_info(n, 1, [2, "N"]) for n in ("x", "y")]
+        node = h.make_node("Relu", ["x"], ["y"], alpha=0.5)
+        init = h.make_tensor("w", 1, [2], [1.0, 2.5])
+        return h.make_graph([node], "g", values, values[:1], initializer=[init])
+
+    ours, theirs = graph(helper), graph(onnx_helper)
+    for name in ("input", "output", "node", "initializer", "value_info"):
+        assert str(getattr(ours, name)) == str(getattr(theirs, name)), name
+        assert repr(getattr(ours, name)) == repr(getattr(theirs, name)), name
+    assert "dim_value: 2" in str(ours.input)
