@@ -183,6 +183,7 @@ CAUSES = [
         r"shape_inference|ShapeInferenceUnavailable|infer_shapes|InferenceError|infer shape",
     ),
     ("reference evaluator", r"onnx\.reference|ReferenceEvaluator|reference"),
+    ("onnx.backend (onnx's backend test runner and node tests)", r"onnx\.backend"),
     ("version converter", r"version_converter|convert_version"),
     ("textual syntax (parser, printer)", r"onnx\.parser|onnx\.printer|parse_model|parse_graph"),
     (
