@@ -10,6 +10,7 @@ not parse).
 
 from __future__ import annotations
 
+import binascii
 import bisect
 from collections.abc import Sequence
 from typing import Any
@@ -30,6 +31,7 @@ from .schema import (
     TypeConstraintParam,
     arity,
     attribute,
+    c_int,
     constraint,
     constraint_of,
     kind_of,
@@ -83,9 +85,7 @@ class OpSchema:
     ) -> None:
         self._name = _text(name, "name")
         self._domain = _text(domain, "domain")
-        if isinstance(since_version, bool) or not isinstance(since_version, int):
-            raise TypeError(f"since_version must be int, not {type(since_version).__name__}")
-        self._since = since_version
+        self._since = c_int(since_version, "since_version")
         self._doc: str | None = _text(doc, "doc") or None
         self._deprecated = False
         self._file = "unknown"  # what onnx says of a schema built in Python
@@ -95,7 +95,9 @@ class OpSchema:
         self._inference = (False, False)
         self._functions: tuple[tuple[int, bytes], ...] = ()
         self._contextual: tuple[tuple[int, tuple[bytes, ...], tuple[Any, ...]], ...] = ()
-        constraints = [constraint_of(item) for item in type_constraints]
+        constraints = [
+            constraint_of(item) for item in _sequence(type_constraints, "type_constraints")
+        ]
         allowed: dict[str, frozenset[str]] = {}
         for tc in constraints:
             if tc.type_param_str in allowed:
@@ -331,18 +333,27 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def _parameters(items: Sequence[Any], what: str) -> tuple[FormalParameter, ...]:
-    if not all(isinstance(p, FormalParameter) for p in items):
-        raise TypeError(f"{what} takes OpSchema.FormalParameter objects")
+def _sequence(items: object, what: str) -> tuple[Any, ...]:
+    """``items`` as a tuple if it is a sequence (a list, a tuple), as onnx's C++ takes it."""
+    if not isinstance(items, Sequence) or isinstance(items, (str, bytes)):
+        raise TypeError(f"{what} takes a sequence (a list or a tuple), not {type(items).__name__}")
     return tuple(items)
+
+
+def _parameters(items: Sequence[Any], what: str) -> tuple[FormalParameter, ...]:
+    found = _sequence(items, what)
+    if not all(isinstance(p, FormalParameter) for p in found):
+        raise TypeError(f"{what} takes OpSchema.FormalParameter objects")
+    return found
 
 
 def _attributes(items: Sequence[Any]) -> dict[str, Attribute]:
     """By name; a later attribute of the same name is ignored, as onnx's map insert does."""
-    if not all(isinstance(a, Attribute) for a in items):
+    given = _sequence(items, "attributes")
+    if not all(isinstance(a, Attribute) for a in given):
         raise TypeError("attributes takes OpSchema.Attribute objects")
     found: dict[str, Attribute] = {}
-    for a in items:
+    for a in given:
         found.setdefault(a.name, a)
     return found
 
@@ -360,16 +371,21 @@ def _allowed(index: int, type_lists: Sequence[Sequence[str]]) -> frozenset[str]:
     return found
 
 
+def _bytes(text: str) -> bytes:
+    return binascii.a2b_base64(text) if text else b""
+
+
 def from_record(record: Sequence[Any], type_lists: Sequence[Sequence[str]]) -> OpSchema:
-    """The schema a catalog record describes (tests/support/defs_generate.py's layout)."""
+    """The schema a catalog record describes: a parsed JSON line in the layout
+    tests/support/defs_generate.py writes (lists, bytes as base64 text)."""
     made = OpSchema.__new__(OpSchema)
     made._name, made._domain, made._since = record[NAME], record[DOMAIN], record[SINCE]
     made._doc, made._deprecated, made._file = "", record[DEPRECATED], ""
-    made._arity = record[ARITY]
+    made._arity = tuple(record[ARITY])
     support, determinism = record[LEVELS]
     made._support, made._determinism = SupportType(support), NodeDeterminism(determinism)
     made._final = True  # onnx's answer, derived through the registry when the catalog was made
-    made._inference = record[INFERENCE]
+    made._inference = tuple(record[INFERENCE])
     allowed = {param: _allowed(i, type_lists) for param, i in record[CONSTRAINTS]}
 
     def types(type_str: str) -> frozenset[str]:
@@ -377,7 +393,14 @@ def from_record(record: Sequence[Any], type_lists: Sequence[Sequence[str]]) -> O
 
     made._inputs = tuple(parameter(p, types(p[1])) for p in record[INPUTS])
     made._outputs = tuple(parameter(p, types(p[1])) for p in record[OUTPUTS])
-    made._attributes = {a[0]: attribute(*a) for a in record[ATTRIBUTES]}
+    made._attributes = {
+        name: attribute(name, kind, required, _bytes(default))
+        for name, kind, required, default in record[ATTRIBUTES]
+    }
     made._constraints = tuple(constraint(p, type_lists[i]) for p, i in record[CONSTRAINTS])
-    made._functions, made._contextual = record[FUNCTIONS], record[CONTEXTUAL]
+    made._functions = tuple((v, _bytes(body)) for v, body in record[FUNCTIONS])
+    made._contextual = tuple(
+        (v, tuple(_bytes(b) for b in bodies), tuple(tuple(p) for p in patterns))
+        for v, bodies, patterns in record[CONTEXTUAL]
+    )
     return made

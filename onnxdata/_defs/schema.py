@@ -111,7 +111,7 @@ class FormalParameter:
         self._description = _text(description, "description")
         self._option = FormalParameterOption(param_option)
         self._homogeneous = bool(is_homogeneous)
-        self._arity = _integer(min_arity, "min_arity")
+        self._arity = c_int(min_arity, "min_arity")
         self._category = DifferentiationCategory(differentiation_category)
         self._types: frozenset[str] = frozenset()
 
@@ -279,12 +279,13 @@ def _text(value: object, what: str) -> str:
     return value
 
 
-def _integer(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+def c_int(value: object, what: str) -> int:
+    """``value`` as onnx's C++ takes an int (True is 1), else TypeError."""
+    if not isinstance(value, int):
         raise TypeError(f"{what} must be int, not {type(value).__name__}")
     if not -(2**31) <= value < 2**31:
         raise TypeError(f"{what} must fit a C int: {value}")
-    return value
+    return int(value)
 
 
 def arity(params: Sequence[FormalParameter], name: str, kind: str) -> tuple[int, int]:

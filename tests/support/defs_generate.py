@@ -11,15 +11,20 @@ bodies (``FunctionProto`` bytes) by opset.  What is not copied is onnx's prose: 
 of a function body (the same text as the schema's ``doc``), and ``file``/``line`` (where the
 C++ definition sat on onnx's build machine); docs/compat.md says how they read.
 
-The data are Python literals (tuples, strings, ints, bytes), one schema to a block, so that a
-change of onnx shows as a readable diff, and so that a vendored copy or Pyodide, which take
-``*.py`` files, get them.  Lines stay within ruff's 100 columns and files within the 800 lines
+Each schema is one line of JSON (a list in the layout ``record`` writes, bytes in base64),
+held in Python string literals: ``*.py`` files, so that a vendored copy and Pyodide get them;
+one line per schema, so that a change of onnx shows as a diff of the schemas it touches; and
+strings, because CPython compiles 370 kB of string literals in about 1 ms, where the same data
+as nested tuple literals takes about 150 ms, which a process without cached bytecode pays on
+its first lookup.  Lines stay within ruff's 100 columns and files within the 800 lines
 tests/package/test_shape.py allows: the schemas are split over as many parts as that takes.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import json
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -90,13 +95,16 @@ def _param(p: Any) -> tuple[Any, ...]:
 
 
 def record(schema: Any, type_lists: dict[tuple[str, ...], int]) -> tuple[Any, ...]:
-    """One schema as a tuple: the layout ``onnxdata/_defs/records.py`` reads."""
+    """One schema as a tuple: the layout ``onnxdata/_defs/opschema.py``'s ``from_record`` reads
+    (bytes become base64 text in the JSON line)."""
     constraints = []
     for tc in schema.type_constraints:
         allowed = tuple(tc.allowed_type_strs)
         constraints.append((tc.type_param_str, type_lists.setdefault(allowed, len(type_lists))))
+    # by name: onnx's own order is that of a C++ hash map, which differs between platforms
     attributes = tuple(
-        (a.name, int(a.type), a.required, a._default_value) for a in schema.attributes.values()
+        (a.name, int(a.type), a.required, a._default_value)
+        for _, a in sorted(schema.attributes.items())
     )
     functions = tuple(
         (v, strip_function_prose(schema.get_function_with_opset_version(v)))
@@ -130,9 +138,9 @@ def _chunks(value: str | bytes, room: int) -> Iterator[str]:
     """``value`` as consecutive literals, each whose repr fits ``room`` columns."""
     start = 0
     while start < len(value):
-        end = start + 1
-        while end < len(value) and len(repr(value[start : end + 1])) <= room:
-            end += 1
+        end = min(len(value), start + room)  # the repr is at least 2 longer: shrink from here
+        while end > start + 1 and len(repr(value[start:end])) > room:
+            end -= 1
         yield repr(value[start:end])
         start = end
 
@@ -189,15 +197,35 @@ def _split(blocks: list[list[str]]) -> list[list[str]]:
     return parts
 
 
+def _json_line(value: Any) -> str:
+    """``value`` as one line of JSON, bytes as base64 text, then a newline."""
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, bytes):
+            return base64.b64encode(v).decode("ascii")
+        if isinstance(v, tuple):
+            return [plain(item) for item in v]
+        return v
+
+    return json.dumps(plain(value), separators=(",", ":"), ensure_ascii=True) + "\n"
+
+
+def _text_block(text: str) -> list[str]:
+    """``text`` as string literals, one per line, indented by 4, each within the width."""
+    return ["    " + piece for piece in _chunks(text, WIDTH - 4)]
+
+
 def _part_files(
     blocks: list[list[str]], prefix: str, constant: str, what: str
 ) -> dict[str, str]:
-    """The modules ``{prefix}_NN.py``, each holding ``constant = (...)`` over some blocks."""
+    """The modules ``{prefix}_NN.py``, each holding ``constant = (...)`` over some blocks:
+    string literals whose concatenation is the part's JSON lines."""
     parts = _split(blocks)
     files = {}
     for number, lines in enumerate(parts, 1):
         header = _HEADER.format(
-            what=f"{what}, part {number} of {len(parts)}.", version=onnx.__version__
+            what=f"{what}, part {number} of {len(parts)}: one JSON line each.",
+            version=onnx.__version__,
         )
         text = header + f"{constant} = (\n" + "\n".join(lines) + "\n)\n"
         files[f"{prefix}_{number:02}.py"] = text
@@ -217,14 +245,14 @@ def generate() -> dict[str, str]:
         key=lambda s: (s.domain, s.name, s.since_version),
     )
     type_lists: dict[tuple[str, ...], int] = {}
-    blocks = [render(record(s, type_lists), 4, ",") for s in schemas]
+    blocks = [_text_block(_json_line(record(s, type_lists))) for s in schemas]
     files = _part_files(blocks, "table", "SCHEMAS", "onnx's operator schemas")
     files.update(
         _part_files(
-            [render(t, 4, ",") for t in type_lists],
+            [_text_block(_json_line(t)) for t in type_lists],
             "table_types",
             "TYPE_LISTS",
-            "The allowed_type_strs of type constraints, which schemas share, by index",
+            "Type constraints' allowed_type_strs, shared, by index",
         )
     )
     modules = sorted(name[:-3] for name in files)
