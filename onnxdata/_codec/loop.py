@@ -8,8 +8,8 @@ hand (tags compared as integers), with no per-field call or table lookup.
 Two decoders are made per message, one per mode:
 
 - ``copy=True``: every ``bytes`` value is the message's own copy;
-- ``copy=False`` ("views"): the ``bytes`` fields declared ``view=True``
-  (``raw_data``) and packed float fields are read-only views of the input
+- ``copy=False`` ("views"): the ``bytes`` fields declared ``view=True`` (a
+  tensor's payload) and packed float fields are read-only views of the input
   (see ``Message.decode``); every other ``bytes`` value is a copy.
 
 The mode is part of the generated code, not state looked up while decoding.
