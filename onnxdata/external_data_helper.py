@@ -42,7 +42,8 @@ failed write is cut off, leaving the file as it was.
 from __future__ import annotations
 
 from ._core.foreign import foreign_name
-from ._core.schema import MESSAGE, spec_of
+from ._core.schema import spec_of
+from ._core.walk import message_children, walk
 from ._io.external import ALLOWED_KEYS, MAX_PADDING, ExternalDataInfo, read_external_data
 from ._io.external import uses_external_data as _uses
 from ._io.external_marks import (
@@ -64,6 +65,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterator
     from typing import Any, TypeVar
+
+    from ._core.walk import Child, Step
 
     _R = TypeVar("_R")
 
@@ -224,25 +227,12 @@ def get_all_tensors(message: Message) -> Iterator[TensorProto]:
     if spec_of(type(root)).full_name == "onnx.ModelProto":
         yield from all_tensors(root)
         return
-    stack: list[Any] = [root]
-    while stack:
-        msg = stack.pop()
-        if isinstance(msg, TensorProto):
-            yield msg
-            continue
-        children: list[Any] = []
-        for f in spec_of(type(msg)).fields:
-            if f.kind != MESSAGE:
-                continue
-            # The slot, None while unset: by name, an unset sub-message reads as
-            # an empty stand-in, and OptionalProto.optional_value gives one at
-            # every level, forever.
-            value = getattr(msg, f.slot)
-            if f.repeated:
-                children.extend(value or ())
-            elif value is not None:
-                children.append(value)
-        stack.extend(reversed(children))
+
+    def children(step: Step) -> Iterator[Child]:
+        return iter(()) if isinstance(step.obj, TensorProto) else message_children(step)
+
+    found = walk([(spec_of(type(root)).name, root, None)], children)
+    yield from [step.obj for step in found if isinstance(step.obj, TensorProto)]
 
 
 def _each(tensors: Any, change: Callable[[TensorProto], None]) -> None:
@@ -399,7 +389,7 @@ def get_initializer_tensors(model: Any) -> Iterator[TensorProto]:
     Raises:
         TypeError: ``model`` is not a ModelProto.
     """
-    return initializer_tensors(as_message(model, _model_class()))
+    return iter(initializer_tensors(as_message(model, _model_class())))
 
 
 def get_attribute_tensors(model: Any) -> Iterator[TensorProto]:
@@ -409,7 +399,7 @@ def get_attribute_tensors(model: Any) -> Iterator[TensorProto]:
     Raises:
         TypeError: ``model`` is not a ModelProto.
     """
-    return attribute_tensors(as_message(model, _model_class()))
+    return iter(attribute_tensors(as_message(model, _model_class())))
 
 
 def _model_class() -> type[Message]:
