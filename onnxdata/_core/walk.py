@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     Child = tuple[str, Any, Any]  # the field path part, the object, the caller's data
     Children = Callable[["Step"], Iterable[Child]]
 
-__all__ = ["Step", "cycle_error", "message_children", "walk"]
+__all__ = ["Step", "cycle_error", "message_children", "refuse_cycles", "walk"]
 
 
 class Step:
@@ -136,18 +136,37 @@ def message_children(step: Step) -> Iterator[Child]:
     reports it, ``encode()`` refuses it.
     """
     msg = step.obj
-    for f in spec_of(type(msg)).fields:
-        if f.kind != MESSAGE:
-            continue
-        value = getattr(msg, f.slot, None)
+    fields = _MESSAGE_FIELDS.get(type(msg))
+    if fields is None:
+        fields = _MESSAGE_FIELDS[type(msg)] = tuple(
+            (f.slot, f.name, f.repeated, f.message)
+            for f in spec_of(type(msg)).fields
+            if f.kind == MESSAGE
+        )
+    for slot, name, repeated, cls in fields:
+        value = getattr(msg, slot, None)
         if value is None:
             continue
-        cls = f.message
-        if not f.repeated:
+        if not repeated:
             if isinstance(value, cls):
-                yield f.name, value, None
+                yield name, value, None
         elif isinstance(value, (list, tuple)):
-            name = f.name
             for i, sub in enumerate(value):
                 if isinstance(sub, cls):
                     yield f"{name}[{i}]", sub, None
+
+
+_MESSAGE_FIELDS: dict[type, tuple[tuple[str, str, bool, Any], ...]] = {}
+"""Per message class: the slot, name, repetition and class of each message field."""
+
+
+def refuse_cycles(msg: Any) -> None:
+    """Walk every message in ``msg`` once, to refuse a cycle before anything is
+    changed (a save that would write external data and drop ``raw_data``
+    first, then fail to encode).
+
+    Raises:
+        EncodeValueError: a message holds itself.
+    """
+    for _ in walk([(spec_of(type(msg)).name, msg, None)], message_children):
+        pass

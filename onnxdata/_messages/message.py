@@ -384,33 +384,29 @@ class Message(metaclass=MessageType):
             setattr(self, slot, value)
 
     def __eq__(self, other: object) -> bool:
-        # Floats compare by their bits, as protobuf's own equality does:
-        # a NaN equals the same NaN, 0.0 differs from -0.0.
+        """Field by field, floats by their bits (as protobuf's own equality: a NaN
+        equals the same NaN, 0.0 differs from -0.0), sub-messages without
+        recursion: a pair of messages is compared once, however many places
+        share it, and a pair met again inside itself (two messages that hold
+        themselves) is taken as equal so far, so the comparison ends, in time
+        linear in the pairs compared."""
         if type(other) is not type(self) and getattr(other, "_SPEC", None) is not self._SPEC:
             return NotImplemented  # a stand-in and a message of its class compare as messages
-        for name, code, repeated in _compared(type(self)):
-            a = getattr(self, name)
-            b = getattr(other, name)
-            if a is b:
-                continue
-            if repeated and (a is None or b is None):  # a slot never used: empty
-                if len(b if a is None else a):
+        pending: list[tuple[Any, Any]] = [(self, other)]
+        compared: dict[tuple[int, int], tuple[Any, Any]] = {}  # keeps each pair alive
+        while pending:
+            a, b = pending.pop()
+            key = (id(a), id(b))
+            if key not in compared:
+                compared[key] = (a, b)
+                if not _fields_equal(a, b, pending):
                     return False
-                continue
-            if code:
-                if not repeated:  # a singular float: unset (None) is no value at all
-                    a = () if a is None else (a,)
-                    b = () if b is None else (b,)
-                if _bits(a, code) != _bits(b, code):
-                    return False
-            elif a != b:
-                return False
         return True
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
 
 
-_COMPARED: dict[type, tuple[tuple[str, str, bool], ...]] = {}
+_COMPARED: dict[type, tuple[tuple[str, str, bool, bool], ...]] = {}
 _FLOAT_CODES = {"float": "f", "double": "d"}
 
 
@@ -426,22 +422,74 @@ def _owned(value: Any) -> Any:
     return value
 
 
-def _compared(cls: type[Message]) -> tuple[tuple[str, str, bool], ...]:
-    """Every slot of ``cls``, with the typecode of a float field (else ``""``)
-    and whether it is a repeated field's: what ``__eq__`` compares, and how
-    (float fields by their bits, singular ones too, a repeated field's unused
-    slot as empty)."""
+def _compared(cls: type[Message]) -> tuple[tuple[str, str, bool, bool], ...]:
+    """Every slot of ``cls``, with the typecode of a float field (else ``""``),
+    whether it is a repeated field's and whether a message field's: what
+    ``__eq__`` compares, and how (float fields by their bits, singular ones
+    too, a repeated field's unused slot as empty, messages pair by pair)."""
     found = _COMPARED.get(cls)
     if found is None:
         spec = cls._SPEC
         found = _COMPARED[cls] = (
             *(
-                (f.slot, f.typecode or _FLOAT_CODES.get(f.kind, ""), f.repeated)
+                (
+                    f.slot,
+                    f.typecode or _FLOAT_CODES.get(f.kind, ""),
+                    f.repeated,
+                    f.kind == "message",
+                )
                 for f in spec.fields
             ),
-            (UNKNOWN_FIELDS, "", False),
+            (UNKNOWN_FIELDS, "", False, False),
         )
     return found
+
+
+def _fields_equal(x: Any, y: Any, pending: list[tuple[Any, Any]]) -> bool:
+    """Whether the fields of ``x`` and ``y`` (messages of one class) are equal,
+    sub-messages left out: their pairs are added to ``pending``."""
+    for name, code, repeated, message in _compared(type(x)):
+        a = getattr(x, name)
+        b = getattr(y, name)
+        if a is b:
+            continue
+        if repeated and (a is None or b is None):  # a slot never used: empty
+            if len(b if a is None else a):
+                return False
+            continue
+        if message:
+            if not _messages_equal(a, b, repeated, pending):
+                return False
+        elif code:
+            if not repeated:  # a singular float: unset (None) is no value at all
+                a = () if a is None else (a,)
+                b = () if b is None else (b,)
+            if _bits(a, code) != _bits(b, code):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _messages_equal(a: Any, b: Any, repeated: bool, pending: list[tuple[Any, Any]]) -> bool:
+    """A message field's values: equal so far (their pairs of messages added to
+    ``pending``), or not; a value that is no message compares as it would."""
+    if not repeated:
+        a, b = (a,), (b,)
+    elif not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+        return bool(a == b)
+    if len(a) != len(b):
+        return False
+    for p, q in zip(a, b, strict=True):
+        spec = getattr(p, "_SPEC", None)
+        if p is q:
+            continue
+        if spec is None or getattr(q, "_SPEC", None) is not spec:
+            if p != q:
+                return False
+        else:
+            pending.append((p, q))
+    return True
 
 
 def _bits(values: Any, code: str) -> bytes | memoryview:
