@@ -51,7 +51,7 @@ class Step:
         self.part = part
         self.obj = obj
         self.data = data
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
 
     def text(self) -> str:
         """The path, its parts joined by dots (``ModelProto.graph.node[0]``)."""

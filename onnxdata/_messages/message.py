@@ -16,6 +16,7 @@ from .._core.enums import ProtoEnum
 from .._core.repeated import RepeatedScalars
 from .._core.schema import UNKNOWN_FIELDS, all_slots
 from .._core.unset import forget_readers
+from .._core.walk import message_children, walk
 
 __all__ = ["Message", "ProtoEnum"]
 
@@ -288,24 +289,11 @@ class Message(metaclass=MessageType):
         return []
 
     def DiscardUnknownFields(self) -> None:  # noqa: N802 - protobuf's name
-        """Drop the unknown fields of this message and of every message in it."""
-        pending: list[Message] = [self]
-        seen: set[int] = set()
-        while pending:
-            m = pending.pop()
-            if id(m) in seen:
-                continue
-            seen.add(id(m))
-            setattr(m, UNKNOWN_FIELDS, b"")
-            for f in m._SPEC.fields:
-                if f.kind != "message":
-                    continue
-                value = getattr(m, f.slot)
-                if value is None:
-                    continue
-                for sub in value if f.repeated else (value,):
-                    if isinstance(sub, Message):
-                        pending.append(sub)
+        """Drop the unknown fields of this message and of every message in it
+        (each once, by the package's one walk: a message that holds itself
+        is dropped from once, and the walk ends)."""
+        for step in walk([("", self, None)], message_children, _shared):
+            setattr(step.obj, UNKNOWN_FIELDS, b"")
 
     def WhichOneof(self, oneof_group: str) -> str | None:  # noqa: N802 - protobuf's name
         """The name of the member of the oneof ``oneof_group`` that is set, or ``None``.
@@ -408,6 +396,10 @@ class Message(metaclass=MessageType):
 
 _COMPARED: dict[type, tuple[tuple[str, str, bool, bool], ...]] = {}
 _FLOAT_CODES = {"float": "f", "double": "d"}
+
+
+def _shared(where: Any, first: Any) -> None:
+    """A message met inside itself: already walked, nothing more to do."""
 
 
 def _owned(value: Any) -> Any:
