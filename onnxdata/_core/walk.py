@@ -9,7 +9,7 @@ level: fifteen levels of shared subgraphs are 32,768 walks of the last one)
 and never ends on a cycle.
 
 :func:`walk` is the walk every walker of the package takes (the validator,
-the model rules, the tensor walkers of external data, ``strip_doc_string``,
+the model rules, the tensor walkers of external data, the doc-string stripper,
 ``printable_graph``'s check): depth first, without recursion, each object
 visited once, at the first path that reaches it; an object met again while
 it is still on the current path is a cycle, refused with the error
