@@ -275,6 +275,9 @@ def convert_tensors_to_external_data(
         ValidationError: (a ``ValueError``) ``location`` is absolute or leaves
             the base directory.
         TypeError: ``tensors`` holds something that is not a TensorProto.
+        EncodeValueError: (a ``ValueError``) a message holds itself (built in
+            Python): the error ``encode()`` raises for it, before any tensor is
+            changed.
     """
     file_name = one_file_name(location) if all_tensors_to_one_file else None
     _each(tensors, lambda t: mark_external([t], file_name, size_threshold))
@@ -287,6 +290,9 @@ def convert_tensors_from_external_data(tensors: Any) -> None:
     Raises:
         ValueError: an external tensor has no ``raw_data``.
         TypeError: ``tensors`` holds something that is not a TensorProto.
+        EncodeValueError: (a ``ValueError``) a message holds itself (built in
+            Python): the error ``encode()`` raises for it, before any tensor is
+            changed.
     """
 
     _each(tensors, lambda t: unmark_external([t]))
@@ -298,7 +304,8 @@ def write_external_data_tensors(tensors: Any, filepath: str) -> Any:
     drop its ``raw_data``; return ``tensors``.
 
     Raises:
-        as :func:`save_external_data`.
+        as :func:`save_external_data`; ``EncodeValueError`` (a ``ValueError``)
+        for a message that holds itself, before anything is written.
     """
 
     _each(tensors, lambda t: write_marked([t], filepath))
@@ -309,7 +316,8 @@ def load_external_data_for_tensors(tensors: Any, base_dir: str) -> None:
     """:func:`load_external_data_for_tensor` for every externally stored tensor.
 
     Raises:
-        as :func:`load_external_data_for_tensor`.
+        as :func:`load_external_data_for_tensor`; ``EncodeValueError`` (a
+        ``ValueError``) for a message that holds itself, before anything is read.
     """
 
     def change(t: TensorProto) -> None:
@@ -338,6 +346,9 @@ def load_external_data_for_model(model: Any, base_dir: str) -> None:
             the end of the file.
         OSError: a file cannot be opened (``FileNotFoundError``).
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
     _mutate(model, lambda m: attach_external_data(m, base_dir), _model_class())
 
@@ -361,6 +372,9 @@ def convert_model_to_external_data(
         FileExistsError: ``location`` exists, relative to the current
             directory (where onnx looks).
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
     _mutate(
         model,
@@ -378,6 +392,9 @@ def convert_model_from_external_data(model: Any) -> None:
     Raises:
         ValueError: an external tensor has no ``raw_data``.
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
     _mutate(model, lambda m: unmark_external(all_tensors(m)), _model_class())
 
@@ -388,6 +405,9 @@ def get_initializer_tensors(model: Any) -> Iterator[TensorProto]:
 
     Raises:
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
     return iter(initializer_tensors(as_message(model, _model_class())))
 
@@ -398,6 +418,9 @@ def get_attribute_tensors(model: Any) -> Iterator[TensorProto]:
 
     Raises:
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
     return iter(attribute_tensors(as_message(model, _model_class())))
 
