@@ -380,13 +380,24 @@ class Message(metaclass=MessageType):
         linear in the pairs compared."""
         if type(other) is not type(self) and getattr(other, "_SPEC", None) is not self._SPEC:
             return NotImplemented  # a stand-in and a message of its class compare as messages
-        pending: list[tuple[Any, Any]] = [(self, other)]
-        compared: dict[tuple[int, int], tuple[Any, Any]] = {}  # keeps each pair alive
+        pending: list[tuple[Any, Any]] = []
+        if not _fields_equal(self, other, pending):
+            return False
+        compared = {(id(self), id(other))}  # the pairs' messages stay in the trees meanwhile
         while pending:
             a, b = pending.pop()
+            if a is b:
+                continue
+            cls = type(a)
+            if cls is not type(b) or cls not in _COMPARED:
+                spec = getattr(a, "_SPEC", None)
+                if spec is None or getattr(b, "_SPEC", None) is not spec:
+                    if a != b:  # not two messages of one type: compared as they are
+                        return False
+                    continue
             key = (id(a), id(b))
             if key not in compared:
-                compared[key] = (a, b)
+                compared.add(key)
                 if not _fields_equal(a, b, pending):
                     return False
         return True
@@ -464,23 +475,16 @@ def _fields_equal(x: Any, y: Any, pending: list[tuple[Any, Any]]) -> bool:
 
 
 def _messages_equal(a: Any, b: Any, repeated: bool, pending: list[tuple[Any, Any]]) -> bool:
-    """A message field's values: equal so far (their pairs of messages added to
-    ``pending``), or not; a value that is no message compares as it would."""
+    """A message field's values: equal so far (their pairs added to ``pending``),
+    or not; a repeated value that is no list compares as it would."""
     if not repeated:
-        a, b = (a,), (b,)
-    elif not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+        pending.append((a, b))
+        return True
+    if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
         return bool(a == b)
     if len(a) != len(b):
         return False
-    for p, q in zip(a, b, strict=True):
-        spec = getattr(p, "_SPEC", None)
-        if p is q:
-            continue
-        if spec is None or getattr(q, "_SPEC", None) is not spec:
-            if p != q:
-                return False
-        else:
-            pending.append((p, q))
+    pending.extend(zip(a, b, strict=True))
     return True
 
 
