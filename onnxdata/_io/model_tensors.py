@@ -24,6 +24,8 @@ made for every attribute visited.
 
 from __future__ import annotations
 
+from functools import partial
+
 from .._core.walk import walk
 from .._messages.declarations import TensorProto
 
@@ -38,6 +40,9 @@ __all__ = ["all_tensors", "attribute_tensors", "initializer_tensors"]
 
 _GRAPH = 5  # AttributeProto.GRAPH
 _GRAPHS = 10  # AttributeProto.GRAPHS
+# A tensor's path is never shown (a tensor cannot close a cycle): one constant
+# part each, no text made per tensor.
+_TENSOR = "tensor"
 
 
 def _subgraphs(attribute: Any, where: str) -> list[Child]:
@@ -65,12 +70,22 @@ def _tensors(roots: Iterable[Child], items: Callable[[Any], Iterator[Child]]) ->
     return [step.obj for step in walk(roots, children) if isinstance(step.obj, TensorProto)]
 
 
-def _initializer_items(graph: Any) -> Iterator[Child]:
-    for i, t in enumerate(graph._initializer or ()):
-        yield f"initializer[{i}]", t, None
-    for n, node in enumerate(graph._node or ()):
-        for a, attribute in enumerate(node._attribute or ()):
-            yield from _subgraphs(attribute, f"node[{n}].attribute[{a}]")
+def _initializers(found: list[TensorProto], listed: set[int], step: Step) -> list[Child]:
+    """List the initializers of the graph ``step.obj`` not listed yet; return its
+    subgraphs.  The walk asks for them in its order (a graph, then its
+    subgraphs, depth first), which is onnx's: a graph's initializers come before
+    any of its subgraphs'."""
+    graph = step.obj
+    for t in graph._initializer or ():
+        if id(t) not in listed:
+            listed.add(id(t))
+            found.append(t)
+    return [
+        child
+        for n, node in enumerate(graph._node or ())
+        for a, attribute in enumerate(node._attribute or ())
+        for child in _subgraphs(attribute, f"node[{n}].attribute[{a}]")
+    ]
 
 
 def _attribute_items(graph: Any) -> Iterator[Child]:
@@ -78,9 +93,9 @@ def _attribute_items(graph: Any) -> Iterator[Child]:
         for a, attribute in enumerate(node._attribute or ()):
             where = f"node[{n}].attribute[{a}]"
             if attribute._t is not None:
-                yield f"{where}.t", attribute._t, None
-            for i, t in enumerate(attribute._tensors or ()):
-                yield f"{where}.tensors[{i}]", t, None
+                yield _TENSOR, attribute._t, None
+            for t in attribute._tensors or ():
+                yield _TENSOR, t, None
             yield from _subgraphs(attribute, where)
 
 
@@ -95,7 +110,10 @@ def initializer_tensors(model: Any) -> list[TensorProto]:
     Raises:
         EncodeValueError: a graph holds itself.
     """
-    return _tensors(_graph(model), _initializer_items)
+    found: list[TensorProto] = []
+    for _ in walk(_graph(model), partial(_initializers, found, set())):
+        pass
+    return found
 
 
 def attribute_tensors(model: Any) -> list[TensorProto]:
