@@ -9,8 +9,9 @@ exception.  Only the standard library is used.
 The walk is generic, driven by the schema: every field's value is checked
 against its kind (what the encoder would refuse: a ``str`` in ``dims``, a
 number in ``raw_data``, a ``TensorProto`` where a ``MapProto`` belongs), and
-every sub-message is visited once, however many times it is shared, with an
-explicit stack instead of recursion.  The ONNX rules then apply per message,
+every sub-message is visited once, however many times it is shared, by the
+package's one walk (``_core/walk.py``: an explicit stack instead of recursion,
+a message met inside itself reported as one cycle).  The ONNX rules then apply per message,
 looked up by the message's schema name, to messages whose values all have the
 right types; so a copy of the schema with the same message names gets the
 same rules.
@@ -36,6 +37,7 @@ from .._core.schema import (
     is_boolean_type,
     spec_of,
 )
+from .._core.walk import Step, walk
 from .._core.wire import MAX_DEPTH
 from .._messages.catalog import all_message_types
 from .._messages.convert import as_message
@@ -138,35 +140,12 @@ class _Fields:
         rule: Rule | None,
         values: dict[str, Any] | None,
         problems: list[tuple[str, str]],
-        children: list[tuple[str, Any]],
+        children: list[tuple[str, Any, None]],
     ) -> None:
         self.rule = rule  # the ONNX rules of the message, by its schema name
         self.values = values  # None when a value has the wrong type: no rule applies
         self.problems = problems  # (field path relative to the message, what is wrong)
-        self.children = children  # (field path, sub-message), in declaration order
-
-
-class _Path:
-    """Where a message sits: its parent's path and the field that leads to it.
-
-    Paths are linked, not joined, as the walk goes: the text of a path
-    ``depth`` fields long costs ``depth`` steps, so it is made only for a
-    violation, and a chain of thousands of messages costs no quadratic text.
-    """
-
-    __slots__ = ("parent", "part")
-
-    def __init__(self, parent: _Path | None, part: str) -> None:
-        self.parent = parent
-        self.part = part
-
-    def text(self) -> str:
-        parts = []
-        node: _Path | None = self
-        while node is not None:
-            parts.append(node.part)
-            node = node.parent
-        return ".".join(reversed(parts))
+        self.children = children  # (field path, sub-message, None), in declaration order
 
 
 class _Walk:
@@ -188,38 +167,27 @@ class _Walk:
         """The field values of a sub-message, or None if it is missing or mistyped."""
         return None if msg is None else self.fields(msg).values
 
+    def children(self, step: Step) -> list[tuple[str, Any, None]]:
+        return self.fields_of[id(step.obj)].children
+
+    def cycle(self, where: Step, first: Step) -> None:
+        cycle = f"a cycle: the message at {first.text()} is nested inside itself"
+        self.out.append(Violation(where.text(), cycle))
+
     def run(self, root: Any, spec: MessageSpec) -> list[Violation]:
+        """The shared walk (``_core/walk.py``): each message once, at the first path
+        that meets it; a message met inside itself is one violation."""
         out = self.out
-        first: dict[int, _Path] = {}  # id -> the path of its first visit
-        inside: set[int] = set()  # the messages whose sub-messages are being walked
-        stack: list[tuple[Any, _Path, int]] = [(root, _Path(None, spec.name), 0)]
-        while stack:
-            msg, path, depth = stack.pop()
-            key = id(msg)
-            if depth < 0:  # every sub-message of msg is done
-                inside.discard(key)
-                continue
-            if key in inside:
-                cycle = f"a cycle: the message at {first[key].text()} is nested inside itself"
-                out.append(Violation(path.text(), cycle))
-                continue
-            if key in first:
-                continue  # shared: checked where it was met first
-            first[key] = path
-            if depth == MAX_DEPTH + 1:
+        for step in walk([(spec.name, root, None)], self.children, self.cycle):
+            msg = step.obj
+            if step.depth == MAX_DEPTH + 1:
                 deep = f"messages nested more than {MAX_DEPTH} deep: protobuf cannot encode it"
-                out.append(Violation(path.text(), deep))
+                out.append(Violation(step.text(), deep))
             fields = self.fields(msg)
             for where, problem in fields.problems:
-                out.append(Violation(f"{path.text()}.{where}", problem))
+                out.append(Violation(f"{step.text()}.{where}", problem))
             if fields.values is not None and fields.rule is not None:
-                fields.rule(self.values, msg, fields.values, _reporter(out, path))
-            if fields.children:
-                inside.add(key)
-                stack.append((msg, path, -1))
-                depth += 1
-                stack.extend([(sub, _Path(path, where), depth)
-                              for where, sub in reversed(fields.children)])  # fmt: skip
+                fields.rule(self.values, msg, fields.values, _reporter(out, step))
         return out
 
 
@@ -242,14 +210,16 @@ def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
                 if problem is not None:
                     problems.append((where, problem))
             values[name] = value
-    children: list[tuple[str, Any]] = []
+    children: list[tuple[str, Any, None]] = []
     for name, repeated, cls in subs:
         value = values[name]
         if not repeated:
             if value is not None and isinstance(value, cls):
-                children.append((name, value))
+                children.append((name, value, None))
         elif len(value):
-            children.extend((f"{name}[{i}]", m) for i, m in enumerate(value) if isinstance(m, cls))
+            children.extend(
+                (f"{name}[{i}]", m, None) for i, m in enumerate(value) if isinstance(m, cls)
+            )
     try:
         unknown = getattr(msg, UNKNOWN_FIELDS)
     except AttributeError:
@@ -550,7 +520,7 @@ def _float_buffer(value: Any, code: str) -> bool:
     return view.ndim == 1 and view.c_contiguous and view.format.lstrip("@=<") == code
 
 
-def _reporter(out: list[Violation], path: _Path) -> _Bad:
+def _reporter(out: list[Violation], path: Step) -> _Bad:
     """``bad(field, message)``: report a violation at ``field`` of the message at ``path``."""
 
     def bad(field: str, message: str) -> None:
