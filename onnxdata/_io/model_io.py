@@ -33,7 +33,7 @@ from .._core.foreign import foreign_name
 from .._core.writing import write_all
 from .._messages.graphs import ModelProto
 from .atomic import AtomicFile
-from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path
+from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path, read_object
 from .external import ExternalMaps, uses_external_data
 from .external_marks import model_to_external, refuse_own_file, write_marked
 from .files import load as load_file
@@ -138,7 +138,7 @@ def load_model(
     """
     fmt = choose_format(format, f)
     if has_method(f, "read"):
-        model = _deserialize(f.read(), fmt, copy)  # type: ignore[union-attr]
+        model = _deserialize(read_object(f, max_size, ModelProto), fmt, copy)
     elif is_path(f):
         if fmt == DEFAULT_FORMAT:
             model = load_file(f, ModelProto, mmap=mmap, copy=copy, max_size=max_size)

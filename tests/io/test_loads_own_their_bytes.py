@@ -17,6 +17,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import signal
 import subprocess
@@ -340,3 +342,67 @@ def test_max_size_holds_for_a_file_grown_after_the_check(
     assert path.stat().st_size > 1 << 20
     with pytest.raises(DecodeError, match="is more than max_size=100"):
         onnxdata.load(path, TensorProto, mmap=mmap, max_size=100)
+
+
+class _Trickle(io.RawIOBase):
+    """A raw stream (a pipe's way) that gives at most 7 bytes a read and counts what it gave."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.given = data, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = min(len(b), 7, len(self.data) - self.given)
+        b[:n] = self.data[self.given : self.given + n]
+        self.given += n
+        return n
+
+
+_MAX_SIZE_READERS = {
+    "load_model": lambda f, n: onnxdata.load_model(f, max_size=n),
+    "load_model json": lambda f, n: onnxdata.load_model(f, "json", max_size=n),
+    "load detecting": lambda f, n: onnxdata.load(f, max_size=n),
+    "load typed": lambda f, n: onnxdata.load(f, type=onnxdata.ModelProto, max_size=n),
+    "load typed json": lambda f, n: onnxdata.load(f, "json", type=onnxdata.ModelProto, max_size=n),
+}
+
+
+@pytest.mark.parametrize(
+    ("reader", "stream"),
+    [
+        (reader, stream)
+        for reader in sorted(_MAX_SIZE_READERS)
+        for stream in ["BytesIO", "raw, 7 bytes a read", "text"]
+        if stream != "text" or reader.endswith("json")  # text is read by the text formats only
+    ],
+)
+def test_max_size_holds_for_a_file_object(reader: str, stream: str) -> None:
+    # A file object's whole stream was read and max_size dropped: 40 MB would
+    # have been read under max_size=100.  Now no more than max_size + 1 bytes
+    # are read, and exactly max_size bytes are accepted, as from a path.
+    read = _MAX_SIZE_READERS[reader]
+    model = helper.make_model(helper.make_graph([], "g" * 60, [], []))
+    data = model.SerializeToString()
+    if reader.endswith("json"):
+        data = onnxdata.json_format.MessageToJson(model).encode()
+
+    def open_stream(b: bytes) -> Any:
+        if stream == "BytesIO":
+            return io.BytesIO(b)
+        if stream == "text":
+            return io.StringIO(b.decode())
+        return _Trickle(b)
+
+    assert read(open_stream(data), len(data)) == model
+    big = open_stream(data + b" " * 40_000_000 if reader.endswith("json") else data * 2)
+    with pytest.raises(DecodeError, match=f"more than max_size={len(data) - 1}"):
+        read(big, len(data) - 1)
+    if isinstance(big, _Trickle):
+        assert big.given == len(data)
+    if stream == "text":  # a text stream's size is its UTF-8 length
+        text = json.dumps({"docString": "é" * 10}, ensure_ascii=False)  # 27 characters
+        with pytest.raises(DecodeError, match="37 bytes is more than max_size=30"):
+            read(io.StringIO(text), 30)
+        assert read(io.StringIO(text), len(text.encode())).doc_string == "é" * 10
