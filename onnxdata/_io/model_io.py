@@ -122,7 +122,10 @@ def load_model(
     (the package's readers raise ``MappedFileError`` if one shrank; reading a
     view after that kills the process: see ``files.load``).  The file's size
     is checked against ``max_size`` before anything is read, and no more than
-    that size is read or mapped.
+    that size is read or mapped (from a file object: no more than
+    ``max_size + 1`` bytes are read).  ``max_size`` bounds the model's own
+    file, not its external data, which is read as far as each tensor's
+    ``length`` within its file's size.
 
     Raises:
         DecodeError: (a ``ValueError``) the bytes are not a valid ModelProto

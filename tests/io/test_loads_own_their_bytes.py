@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -406,3 +407,50 @@ def test_max_size_holds_for_a_file_object(reader: str, stream: str) -> None:
         with pytest.raises(DecodeError, match="37 bytes is more than max_size=30"):
             read(io.StringIO(text), 30)
         assert read(io.StringIO(text), len(text.encode())).doc_string == "é" * 10
+
+
+def _grown(model: Any) -> Any:
+    model.producer_name = "x" * 5000  # the header grows: the weights move past their old place
+    return model
+
+
+@pytest.mark.parametrize("writer", ["save_model", "save", "encode_to", "SequenceWriter"])
+def test_a_mapped_model_is_not_streamed_into_its_own_file(tmp_path: Path, writer: str) -> None:
+    # A model loaded with mmap=True and saved into its own file opened "r+b"
+    # read its weights from the pages it had just overwritten: the save
+    # reported success and the file's weights were corrupt.  Refused now,
+    # before a byte is written; appending (nothing mapped is overwritten), and
+    # the same idioms on a model loaded by default, work as with onnx.
+    path = tmp_path / "m.onnx"
+    onnxdata.save_model(weights_model(), path)
+    before = path.read_bytes()
+    expected = _grown(onnx.load(path)).SerializeToString()
+
+    def write(f: Any, model: Any) -> None:
+        if writer == "save_model":
+            onnxdata.save_model(model, f)
+        elif writer == "save":
+            onnxdata.save(model, f)
+        elif writer == "encode_to":
+            model.encode_to(f)
+        else:
+            with onnxdata.SequenceWriter(f, onnxdata.SequenceProto.TENSOR) as w:
+                w.append(model.graph.initializer[0])
+
+    mapped_model = _grown(onnxdata.load_model(path, mmap=True))
+    with open(path, "r+b") as f, pytest.raises(onnxdata.MappedFileError, match="written in place"):
+        write(f, mapped_model)
+    assert path.read_bytes() == before
+    with open(path, "ab") as f:
+        write(f, mapped_model)
+    assert path.read_bytes().startswith(before) and path.stat().st_size > len(before)
+    del mapped_model  # its mapping goes with it: the file is no longer one the package maps
+    gc.collect()
+    assert mapped.watched() == 0
+    path.write_bytes(before)
+    owned = _grown(onnxdata.load_model(path))
+    with open(path, "r+b") as f:
+        write(f, owned)
+    if writer != "SequenceWriter":
+        assert path.read_bytes() == expected  # onnx's bytes, as onnx writes them
+        assert onnx.load(path) == _grown(onnx.load_from_string(before))
