@@ -437,3 +437,27 @@ def test_corpus_force_never_removes_a_fifo_or_device(
     assert err.count("\n") == 1 and "is a device, FIFO or socket" in err
     assert stat.S_ISFIFO(os.stat(out / name).st_mode)
     assert sorted(p.name for p in out.iterdir()) == [name], "nothing was written"
+
+
+@pytest.mark.parametrize("name", sorted(WRITERS))
+def test_a_replaced_file_keeps_its_owner_as_onnx_s_write_in_place_does(
+    name: str, tmp_path: Path
+) -> None:
+    # Run as root, a save over a user's file renamed root's temporary over it:
+    # the file became root's, and a 0600 file then unwritable by its user.
+    # onnx writes in place and keeps the owner; the atomic save now gives the
+    # temporary the target's owner and group (and mode) before the rename.
+    if not hasattr(os, "fchown") or os.geteuid() != 0:
+        pytest.skip("only root may give a file to another user")
+    target = tmp_path / "mine"
+    by_onnx = tmp_path / "by-onnx"
+    for path in (target, by_onnx):
+        path.write_bytes(b"old")
+        os.chown(path, 1234, 5678)
+        os.chmod(path, 0o4640)  # set-user-id survives only when set after the owner
+    onnx.save_model(_model(), by_onnx)
+    WRITERS[name](target)
+    assert target.read_bytes() == _expected(name, tmp_path)
+    st, onnx_st = target.stat(), by_onnx.stat()
+    assert (st.st_uid, st.st_gid) == (onnx_st.st_uid, onnx_st.st_gid) == (1234, 5678)
+    assert stat.S_IMODE(st.st_mode) == 0o4640
