@@ -327,6 +327,13 @@ class AtomicFile:
                     break
                 except FileExistsError:  # pragma: no cover - 64 random bits collided
                     continue
+                except OSError as exc:
+                    if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                        raise
+                    # The file itself may be writable: say that its folder is not.
+                    why = f"{exc.strerror}: cannot create a temporary file in its folder "
+                    raise OSError(exc.errno, why + "(it is replaced atomically through one)",
+                                  self.path) from None  # fmt: skip
             self._keep_mode(temp)
             self.file = temp.open_file()
         except BaseException as exc:
