@@ -169,6 +169,9 @@ checks = {
     "encode": model.encode,
     "ByteSize": model.ByteSize,
     "save_model": lambda: onnxdata.save_model(model, os.path.join(folder, "other.onnx")),
+    "save_model external": lambda: onnxdata.save_model(
+        model, os.path.join(folder, "other.onnx"), save_as_external_data=True,
+        location="other.bin", size_threshold=0),
     "to_array": lambda: numpy_helper.to_array(model.graph.initializer[0]),
     "save_tensor": lambda: onnxdata.save_tensor(tensor, os.path.join(folder, "t2.pb")),
     "tensor to_array": lambda: numpy_helper.to_array(tensor),
@@ -198,6 +201,7 @@ with open(path, "wb") as f:
     else:
         raise AssertionError("save_model onto the open file did not raise")
 assert not os.path.exists(os.path.join(folder, "other.onnx"))
+assert not os.path.exists(os.path.join(folder, "other.bin"))  # was EFAULT after writing it
 # Shrunk between the mapping and the decoding: the load itself says so.
 late = os.path.join(folder, "late.pb")
 onnxdata.save(floats, late)
