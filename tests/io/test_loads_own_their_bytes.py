@@ -137,7 +137,7 @@ _SHRUNK = """
 import copy, os, pickle, sys
 import numpy as np
 import onnxdata
-from onnxdata import MappedFileError, TensorProto, json_format, numpy_helper
+from onnxdata import MappedFileError, TensorProto, checker, json_format, numpy_helper
 from onnxdata._core import mapped
 from tests.io.test_loads_own_their_bytes import weights_model
 
@@ -161,7 +161,14 @@ f_path = os.path.join(folder, "f.pb")
 onnxdata.save(floats, f_path)
 packed = onnxdata.load(f_path, TensorProto, mmap=True)
 assert type(packed.float_data) is memoryview
-for p in (path, t_path, f_path):
+s_path = os.path.join(folder, "s.onnx")
+values = numpy_helper.from_array(np.arange(4000, dtype=np.float32), "v")
+indices = numpy_helper.from_array(np.arange(4000, dtype=np.int64), "i")
+sparse = onnxdata.helper.make_sparse_tensor(values, indices, [8000])
+onnxdata.save_model(onnxdata.helper.make_model(
+    onnxdata.helper.make_graph([], "g", [], [], sparse_initializer=[sparse])), s_path)
+sparse_model = onnxdata.load_model(s_path, mmap=True)
+for p in (path, t_path, f_path, s_path):
     with open(p, "wb") as f:
         f.write(b"\\x08\\x01")
 checks = {
@@ -184,13 +191,19 @@ checks = {
     "pickle": lambda: pickle.dumps(model),
     "CopyFrom": lambda: onnxdata.ModelProto().CopyFrom(model),
     "float str": lambda: str(packed),
+    "check": lambda: onnxdata.check(model),
+    "make_sequence": lambda: onnxdata.helper.make_sequence("s", 1, [tensor]),
+    "make_attribute": lambda: onnxdata.helper.make_attribute("a", tensor),
+    "make_graph": lambda: onnxdata.helper.make_graph([], "g", [], [], [tensor]),
+    "checker sparse": lambda: checker.check_model(sparse_model),
+    "check_sparse_tensor": lambda: checker.check_sparse_tensor(sparse_model.graph.sparse_initializer[0]),
 }
 for name, call in checks.items():
     try:
         call()
     except MappedFileError as err:
         assert isinstance(err, OSError) and "shrank" in str(err), (name, str(err))
-        assert err.filename in (path, t_path, f_path), (name, err.filename)
+        assert err.filename in (path, t_path, f_path, s_path), (name, err.filename)
     else:
         raise AssertionError(name + " did not raise")
 with open(path, "wb") as f:
