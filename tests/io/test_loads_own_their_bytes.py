@@ -196,7 +196,8 @@ checks = {
     "make_attribute": lambda: onnxdata.helper.make_attribute("a", tensor),
     "make_graph": lambda: onnxdata.helper.make_graph([], "g", [], [], [tensor]),
     "checker sparse": lambda: checker.check_model(sparse_model),
-    "check_sparse_tensor": lambda: checker.check_sparse_tensor(sparse_model.graph.sparse_initializer[0]),
+    "check_sparse_tensor": lambda: checker.check_sparse_tensor(
+        sparse_model.graph.sparse_initializer[0]),
 }
 for name, call in checks.items():
     try:
