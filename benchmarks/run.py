@@ -40,7 +40,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks import common, floors, models
+from benchmarks import common, first_load, floors, models
 from benchmarks.common import ROOT, md_table
 
 OPS = {"decode": "decode", "encode": "encode", "to_numpy": "decode→numpy",
@@ -560,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
     r["targets"] = evaluate(r)
     r["seconds"] = time.perf_counter() - start
     # The model section (``benchmarks.models``) is its own run's: kept as it is.
-    kept = models.kept_section(Path(args.output))
+    kept = models.kept_section(Path(args.output)) + first_load.kept_section(Path(args.output))
     Path(args.output).write_text(markdown(r, ws) + kept, encoding="utf-8")
     if args.json:
         Path(args.json).write_text(json.dumps(r, indent=1, default=str), encoding="utf-8")

@@ -48,7 +48,8 @@ import os
 from functools import partial
 
 from ._core.errors import ValidationError
-from ._core.schema import MESSAGE, spec_of
+from ._core.schema import spec_of
+from ._core.walk import Step, message_children, walk
 from ._defs.registry import schema_version_map
 from ._messages.convert import as_message
 from ._messages.declarations import (
@@ -402,30 +403,16 @@ def _validate(message: Message) -> None:
 
 
 def _walk(root: Message) -> Iterator[tuple[str, Any]]:
-    """Every message in ``root`` with its path, depth first (each met once); only
-    the sub-messages that are set."""
-    seen: set[int] = set()
-    stack: list[tuple[str, Any]] = [(spec_of(type(root)).name, root)]
-    while stack:
-        path, msg = stack.pop()
-        if id(msg) in seen or not isinstance(msg, Message):
-            continue  # shared, cyclic or mistyped: check() reports those
-        seen.add(id(msg))
-        yield path, msg
-        children: list[tuple[str, Any]] = []
-        for f in spec_of(type(msg)).fields:
-            if f.kind != MESSAGE:
-                continue
-            # The slot, None while unset: by name, an unset sub-message reads
-            # as an empty stand-in, and OptionalProto.optional_value gives one
-            # at every level, forever.
-            value: Any = getattr(msg, f.slot, None)
-            if f.repeated:
-                if hasattr(value, "__iter__"):
-                    children.extend((f"{path}.{f.name}[{i}]", m) for i, m in enumerate(value))
-            elif value is not None:
-                children.append((f"{path}.{f.name}", value))
-        stack.extend(reversed(children))
+    """Every message in ``root`` with its path, depth first, each met once (the
+    package's one walk); only the sub-messages that are set and of their
+    field's class.  A cycle or a mistyped value is left to ``check()``, which
+    reports it."""
+    for step in walk([(spec_of(type(root)).name, root, None)], message_children, _reported):
+        yield step.text(), step.obj
+
+
+def _reported(where: Step, first: Step) -> None:
+    """A message met inside itself: ``check()`` reports the cycle."""
 
 
 def _required(root: Message) -> Iterator[Violation]:

@@ -42,7 +42,8 @@ failed write is cut off, leaving the file as it was.
 from __future__ import annotations
 
 from ._core.foreign import foreign_name
-from ._core.schema import MESSAGE, spec_of
+from ._core.schema import spec_of
+from ._core.walk import message_children, walk
 from ._io.external import (
     ALLOWED_KEYS,
     MAX_PADDING,
@@ -70,6 +71,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterator
     from typing import Any, TypeVar
+
+    from ._core.walk import Child, Step
 
     _R = TypeVar("_R")
 
@@ -230,25 +233,12 @@ def get_all_tensors(message: Message) -> Iterator[TensorProto]:
     if spec_of(type(root)).full_name == "onnx.ModelProto":
         yield from all_tensors(root)
         return
-    stack: list[Any] = [root]
-    while stack:
-        msg = stack.pop()
-        if isinstance(msg, TensorProto):
-            yield msg
-            continue
-        children: list[Any] = []
-        for f in spec_of(type(msg)).fields:
-            if f.kind != MESSAGE:
-                continue
-            # The slot, None while unset: by name, an unset sub-message reads as
-            # an empty stand-in, and OptionalProto.optional_value gives one at
-            # every level, forever.
-            value = getattr(msg, f.slot)
-            if f.repeated:
-                children.extend(value or ())
-            elif value is not None:
-                children.append(value)
-        stack.extend(reversed(children))
+
+    def children(step: Step) -> Iterator[Child]:
+        return iter(()) if isinstance(step.obj, TensorProto) else message_children(step)
+
+    found = walk([(spec_of(type(root)).name, root, None)], children)
+    yield from [step.obj for step in found if isinstance(step.obj, TensorProto)]
 
 
 def _each(tensors: Any, change: Callable[[TensorProto], None]) -> None:
@@ -291,6 +281,9 @@ def convert_tensors_to_external_data(
         ValidationError: (a ``ValueError``) ``location`` is absolute or leaves
             the base directory.
         TypeError: ``tensors`` holds something that is not a TensorProto.
+        EncodeValueError: (a ``ValueError``) a message holds itself (built in
+            Python): the error ``encode()`` raises for it, before any tensor is
+            changed.
     """
     file_name = one_file_name(location) if all_tensors_to_one_file else None
     _each(tensors, lambda t: mark_external([t], file_name, size_threshold))
@@ -303,6 +296,9 @@ def convert_tensors_from_external_data(tensors: Any) -> None:
     Raises:
         ValueError: an external tensor has no ``raw_data``.
         TypeError: ``tensors`` holds something that is not a TensorProto.
+        EncodeValueError: (a ``ValueError``) a message holds itself (built in
+            Python): the error ``encode()`` raises for it, before any tensor is
+            changed.
     """
 
     _each(tensors, lambda t: unmark_external([t]))
@@ -316,7 +312,8 @@ def write_external_data_tensors(tensors: Any, filepath: str) -> Any:
     nothing), so a model saved next never reaches the disk before them.
 
     Raises:
-        as :func:`save_external_data`; OSError from syncing.
+        as :func:`save_external_data`; OSError from syncing; ``EncodeValueError``
+        (a ``ValueError``) for a message that holds itself, before anything is written.
     """
     written: list[str] = []
     _each(tensors, lambda t: written.extend(write_marked([t], filepath)))
@@ -328,7 +325,8 @@ def load_external_data_for_tensors(tensors: Any, base_dir: str) -> None:
     """:func:`load_external_data_for_tensor` for every externally stored tensor.
 
     Raises:
-        as :func:`load_external_data_for_tensor`.
+        as :func:`load_external_data_for_tensor`; ``EncodeValueError`` (a
+        ``ValueError``) for a message that holds itself, before anything is read.
     """
 
     def change(t: TensorProto) -> None:
@@ -357,6 +355,9 @@ def load_external_data_for_model(model: Any, base_dir: str) -> None:
             the end of the file.
         OSError: a file cannot be opened (``FileNotFoundError``).
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
     _mutate(model, lambda m: attach_external_data(m, base_dir), _model_class())
 
@@ -380,6 +381,9 @@ def convert_model_to_external_data(
         FileExistsError: ``location`` exists, relative to the current
             directory (where onnx looks).
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
     _mutate(
         model,
@@ -397,6 +401,9 @@ def convert_model_from_external_data(model: Any) -> None:
     Raises:
         ValueError: an external tensor has no ``raw_data``.
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
     _mutate(model, lambda m: unmark_external(all_tensors(m)), _model_class())
 
@@ -407,8 +414,11 @@ def get_initializer_tensors(model: Any) -> Iterator[TensorProto]:
 
     Raises:
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
-    return initializer_tensors(as_message(model, _model_class()))
+    return iter(initializer_tensors(as_message(model, _model_class())))
 
 
 def get_attribute_tensors(model: Any) -> Iterator[TensorProto]:
@@ -417,8 +427,11 @@ def get_attribute_tensors(model: Any) -> Iterator[TensorProto]:
 
     Raises:
         TypeError: ``model`` is not a ModelProto.
+        EncodeValueError: (a ``ValueError``) a graph of the model holds itself
+            (built in Python): the error ``encode()`` raises for it, before any
+            tensor is changed.
     """
-    return attribute_tensors(as_message(model, _model_class()))
+    return iter(attribute_tensors(as_message(model, _model_class())))
 
 
 def _model_class() -> type[Message]:

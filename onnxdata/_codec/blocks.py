@@ -16,6 +16,7 @@ import struct
 from array import array
 
 from .._core.blanks import blank_source
+from .._core.codegen import indent
 from .._core.schema import (
     BYTES,
     DOUBLE,
@@ -32,7 +33,7 @@ from .._core.schema import (
 from .._core.wire import LEN
 from .runs import head_fields
 from .small import small_element
-from .tails import TAIL_TEST, chain, int_tag, nested, tail_field
+from .tails import TAIL_TEST, chain, int_tag, tail_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -118,6 +119,7 @@ def _general_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, 
 
 def _general_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
     native, _ = _tags(f)
+    copy = copy or not f.view  # only a field declared view=True stays a view (schema.field)
     own = "piece if type(piece) is bytes else bytes(piece)" if copy else "piece"
     if f.repeated:
         if not copy:  # entries shorter than 128 bytes are copies in every mode (see short_copied)
@@ -282,16 +284,12 @@ def _fast_string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any
     if native >= 0x80:
         return [(f"tag == {native}", f"{_READ_LENGTH}\n{held}.append({_TEXT})\npos += n")]
     element = f"{_READ_LENGTH}\nvalues.append({_TEXT})\npos += n"
-    run = (
-        f"values = {held}\nwhile True:\n{nested(element)}\n"
-        f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
-        "    else:\n        break"
-    )
-    return [(f"tag == {native}", run)]
+    return [(f"tag == {native}", f"values = {held}\n{_run(element, native)}")]
 
 
 def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
     native, _ = _tags(f)
+    copy = copy or not f.view  # only a field declared view=True stays a view (schema.field)
     own = "piece" if not copy else "piece if type(piece) is bytes else bytes(piece)"
     if not f.repeated:
         body = f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{f.slot} = {own}\npos += n"
@@ -336,16 +334,16 @@ def _fast_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, An
         return _fast_messages(spec, f, env)
     native, _ = _tags(f)
     blank = _blank(f, env)
-    made = nested(f"{blank}\nmsg.{f.slot} = sub")
+    made = indent(f"{blank}\nmsg.{f.slot} = sub")
     read = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n"
     if f is tail_field(spec):
         # Read on in this frame; down a chain of levels only from an element
         # made here: the chain makes each level anew, so in an element read
         # before (merged into) it would replace the fields it must merge.
         stay = f"{TAIL_TEST}\n    msg = sub\n    depth -= 1\n"
-        fresh = f"{stay}{nested(chain(spec, f, blank))}\nelse:\n{nested(read)}"
-        merged = f"{stay}else:\n{nested(read)}"
-        read = f"if sub is None:\n{made}\n{nested(fresh)}\nelse:\n{nested(merged)}"
+        fresh = f"{stay}{indent(chain(spec, f, blank))}\nelse:\n{indent(read)}"
+        merged = f"{stay}else:\n{indent(read)}"
+        read = f"if sub is None:\n{made}\n{indent(fresh)}\nelse:\n{indent(merged)}"
     else:
         read = f"if sub is None:\n{made}\n{read}"
     return [(f"tag == {native}", f"{_READ_LENGTH}\n{_DEPTH}sub = msg.{f.slot}\n{read}")]
@@ -364,7 +362,7 @@ def _fast_messages(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> Bloc
     element = f"{_READ_LENGTH}\n{blank}\n{made}\nvalues.append(sub)\npos += n"
     if f is tail_field(spec):
         # In a run, ``break``: the next byte is the element's first, not the run's next tag.
-        down = nested(chain(spec, f, blank))
+        down = indent(chain(spec, f, blank))
         switch = f"    values.append(sub)\n    msg = sub\n    depth -= 1\n{down}\n"
         element = f"{_READ_LENGTH}\n{blank}\n{TAIL_TEST}\n{switch}" + (
             f"    break\n{call}\nvalues.append(sub)\npos += n"
@@ -379,13 +377,16 @@ def _fast_messages(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> Bloc
     )
     if not one_byte:
         return [(f"tag == {native}", f"{_DEPTH}{values}{element}")]
-    # Elements come in runs: read the run in one go, predicting the next tag.
-    run = (
-        f"{_DEPTH}{values}while True:\n{nested(element)}\n"
+    return [(f"tag == {native}", f"{_DEPTH}{values}{_run(element, native)}")]
+
+
+def _run(element: str, native: int) -> str:
+    """A run of one field read in one go, predicting the next tag (one byte)."""
+    return (
+        f"while True:\n{indent(element)}\n"
         f"    if pos < end and buf[pos] == {native}:\n        pos += 1\n"
         "    else:\n        break"
     )
-    return [(f"tag == {native}", run)]
 
 
 GENERAL: dict[str, Writer] = {

@@ -8,8 +8,9 @@ hand (tags compared as integers), with no per-field call or table lookup.
 Two decoders are made per message, one per mode:
 
 - ``copy=True``: every ``bytes`` value is the message's own copy;
-- ``copy=False`` ("views"): ``bytes`` values and packed float fields are
-  read-only views of the input (see ``Message.decode``).
+- ``copy=False`` ("views"): the ``bytes`` fields declared ``view=True`` (a
+  tensor's payload) and packed float fields are read-only views of the input
+  (see ``Message.decode``); every other ``bytes`` value is a copy.
 
 The mode is part of the generated code, not state looked up while decoding.
 So is the choice of paths: each field's branches come from ``blocks.FAST``,
@@ -21,12 +22,11 @@ forgets them all (after a declaration changed, in a test).
 
 from __future__ import annotations
 
-import re
 from _thread import allocate_lock
 
 from .._core import switches
 from .._core.blanks import blank_maker
-from .._core.codegen import build
+from .._core.codegen import Emitter
 from .._core.schema import MessageSpec, spec_of
 from . import blocks
 from .reading import GLOBALS
@@ -71,7 +71,7 @@ def source(cls: type, copy: bool = True) -> str:
     return _SOURCES[spec_of(cls).cls, copy, switches.GENERAL_PATHS]
 
 
-_LOOP = """\
+_HEAD = """\
 def {function}(buf, pos, end, msg, depth, grown):
     run_end = -1  # the end of the last unknown field; ``unknown`` is made with the first
 {prologue}    try:
@@ -82,8 +82,9 @@ def {function}(buf, pos, end, msg, depth, grown):
             tag = buf[pos]
             pos += 1
             if tag >= 0x80:
-                tag, pos = read_tag(buf, start, end)
-{branches}
+                tag, pos = read_tag(buf, start, end)"""
+
+_TAIL = """\
             else:
                 pos = skip_field(buf, start, pos, end, tag, depth)
                 if run_end < 0:
@@ -137,24 +138,25 @@ def _generate(
     codecs: dict[type, tuple[Any, Any]],
     pending: dict[type, tuple[Any, Any]],
 ) -> None:
-    env: dict[str, Any] = dict(GLOBALS)
+    emit = Emitter(dict(GLOBALS))
+    env = emit.env
     env["FIELDS"] = spec.by_number
     env["varint_run"] = varint_run
     env["tail_path"] = tail_path
     function = f"decode_{spec.name.replace('.', '_')}"
     tail = None if general else tail_field(spec)
     env["TAIL_FIELD"] = tail
-    source = _LOOP.format(
-        function=function,
-        branches=_branches(spec, copy, general, env),
-        prologue=TAIL_PROLOGUE if tail else "",
-        located=TAIL_LOCATED if tail else "",
-        stray=TAIL_STRAY if tail else _STRAY,
-    )
-    env["FIELD_AT"] = _field_lines(source)
+    emit(_HEAD.format(function=function, prologue=TAIL_PROLOGUE if tail else ""))
+    with emit.block(levels=3):
+        _branches(spec, copy, general, emit)
+    emit(_TAIL.format(located=TAIL_LOCATED if tail else "", stray=TAIL_STRAY if tail else _STRAY))
+    # An error names its field by the line it was raised at (the traceback's,
+    # in the decoder's frame): nothing to pay until there is an error, where
+    # keeping the field number in a local cost a store per field read.
+    env["FIELD_AT"] = emit.labels()
     modes = ("" if copy else " views") + (" general" if general else "")
-    build(source, f"<onnxdata decoder {spec.name}{modes}>", env)
-    _SOURCES[spec.cls, copy, general] = source
+    emit.build(f"<onnxdata decoder {spec.name}{modes}>")
+    _SOURCES[spec.cls, copy, general] = emit.source()
     pending[spec.cls] = (blank_maker(spec), env[function])
     # The messages it holds, after it: a message may hold itself.
     for f in spec.children():
@@ -168,8 +170,9 @@ def _generate(
             env[f"run_{f.name}"] = head_runner(fields, spec_of(child), copy, new, decode)
 
 
-def _branches(spec: MessageSpec, copy: bool, general: bool, env: dict[str, Any]) -> str:
-    """The ``if tag == ...`` branches of a message's loop, one or two per field.
+def _branches(spec: MessageSpec, copy: bool, general: bool, emit: Emitter) -> None:
+    """Write the ``if tag == ...`` branches of a message's loop, one or two per
+    field, each line labelled with its field's number.
 
     In number order, each field's usual wire form before the other; on the
     fast paths, fields declared ``first`` come first and ``last`` last.
@@ -179,40 +182,13 @@ def _branches(spec: MessageSpec, copy: bool, general: bool, env: dict[str, Any])
         return (1 if general else (0 if f.first else 2 if f.last else 1), f.number)
 
     table = blocks.GENERAL if general else blocks.FAST
-    out = []
     keyword = "if"
     for f in sorted(spec.fields, key=rank):
-        for condition, body in table[f.kind](spec, f, copy, env):
-            out.append(f"{keyword} {condition}:  # {f.name}")
-            out.extend("    " + line for line in body.splitlines())
-            # A oneof member read unsets the others, as protobuf's parser does.
-            out.extend(f"    msg.{slot} = None" for slot in f.siblings)
-            keyword = "elif"
-    return "\n".join(" " * 12 + line for line in out)
-
-
-_BRANCH = re.compile(r"(?:el)?if tag == (\d+)\b")
-_CHAIN_INDENT = " " * 12  # the branches' indentation in _LOOP
-
-
-def _field_lines(source: str) -> dict[int, int]:
-    """The number of the field each line of a generated decoder reads, by line
-    number (the lines of no field are left out).
-
-    A field's lines are its branch's (``if tag == ...:``) up to the next
-    branch or the ``else:`` of unknown fields.  An error names its field by
-    the line it was raised at (the traceback's, in the decoder's frame): this
-    costs nothing until there is an error, where keeping the field number in
-    a local cost a shift and a store per field read.
-    """
-    field_at: dict[int, int] = {}
-    current = 0
-    for number, line in enumerate(source.splitlines(), 1):
-        if line.startswith(_CHAIN_INDENT) and not line.startswith(_CHAIN_INDENT + " "):
-            branch = _BRANCH.match(line, len(_CHAIN_INDENT))
-            current = int(branch.group(1)) >> 3 if branch else 0
-        elif not line.startswith(_CHAIN_INDENT):
-            current = 0
-        if current:
-            field_at[number] = current
-    return field_at
+        with emit.labelled(f.number):
+            for condition, body in table[f.kind](spec, f, copy, emit.env):
+                with emit.block(f"{keyword} {condition}:  # {f.name}"):
+                    emit(body)
+                    # A oneof member read unsets the others, as protobuf's parser does.
+                    for slot in f.siblings:
+                        emit(f"msg.{slot} = None")
+                keyword = "elif"

@@ -18,7 +18,7 @@ import re
 from array import array
 
 from .._core.blanks import blank_maker
-from .._core.codegen import build
+from .._core.codegen import Emitter
 from .._core.schema import BYTES, ENUM, MESSAGE, MessageSpec, spec_of
 from .._core.wire import Buf, encode_varint, read_length, read_varint, to_int64
 from .varints import decode_into_array
@@ -147,16 +147,21 @@ def head_runner(
     that making an element is one call with the head's values inline.
     """
     head = fields[:-1]
+    copy = copy or not fields[-1].view  # the payload stays a view only if declared one
     names = [f"h{i}" for i in range(len(head))]
     made = [f"{n}.copy()" if g.repeated else n for n, g in zip(names, head, strict=True)]
-    source = _RUNNER.format(
-        names=", ".join(names),
-        own="\n            if type(raw) is not bytes:\n                raw = bytes(raw)"
-        if copy
-        else "",
-        made=", ".join([*made, "raw"]),
+    emit = Emitter()
+    emit(
+        _RUNNER.format(
+            names=", ".join(names),
+            own="\n            if type(raw) is not bytes:\n                raw = bytes(raw)"
+            if copy
+            else "",
+            made=", ".join([*made, "raw"]),
+        )
     )
-    env: dict[str, Any] = {
+    env = emit.env
+    env |= {
         "TRIES": _TRIES,
         "HEADLESS": tuple(None for _ in names) if len(names) > 1 else None,
         "FIELDS": fields,
@@ -167,8 +172,7 @@ def head_runner(
         "decode": decode,
     }
     mode = "" if copy else " views"
-    build(source, f"<onnxdata decoder {element.name} head run{mode}>", env)
-    run: Callable[..., int] = env["run"]
+    run: Callable[..., int] = emit.build(f"<onnxdata decoder {element.name} head run{mode}>")["run"]
     return run
 
 

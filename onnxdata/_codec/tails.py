@@ -12,6 +12,7 @@ path then names the elements between the call's message and ``msg``
 
 from __future__ import annotations
 
+from .._core.codegen import indent
 from .._core.errors import DecodeError
 from .._core.schema import KINDS, MessageSpec
 from .._core.wire import LEN, MAX_DEPTH, read_varint
@@ -29,7 +30,6 @@ __all__ = [
     "TAIL_TEST",
     "chain",
     "int_tag",
-    "nested",
     "tail_field",
     "tail_path",
 ]
@@ -98,7 +98,7 @@ def chain(spec: MessageSpec, f: FieldSpec, blank: str) -> str:
     )
     # The tail's tag first: where the chain ends (at a leaf) it is the test that fails.
     test = f"end - pos > 3 and buf[pos + 2] == {tail_tag} and buf[pos] == {head_tag} and depth > 0"
-    return f"while {test}:\n" + nested(
+    return f"while {test}:\n" + indent(
         "v = buf[pos + 1]\n"
         "n = buf[pos + 3]\n"
         "k = pos + 4  # the element's first byte\n"
@@ -143,11 +143,6 @@ def tail_path(err: DecodeError, top: Any, msg: Any, f: FieldSpec) -> None:
             parts.append(f.name)
     for part in reversed(parts):
         err.within(part)
-
-
-def nested(block: str) -> str:
-    """``block`` one level deeper: the body of a loop or branch."""
-    return "\n".join("    " + line for line in block.splitlines())
 
 
 def int_tag(tag: bytes) -> int:

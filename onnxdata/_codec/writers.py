@@ -20,7 +20,7 @@ from __future__ import annotations
 from _thread import allocate_lock
 
 from .._core import switches
-from .._core.codegen import build
+from .._core.codegen import Emitter, indent
 from .._core.schema import (
     BYTES,
     DOUBLE,
@@ -75,44 +75,18 @@ def source(cls: type, plan: bool, env: dict[str, Any]) -> str:
     return _SOURCES[spec_of(cls).cls, plan, switches.GENERAL_PATHS]
 
 
-_FUNCTION = """\
+_HEAD = """\
 def {function}(m, out, depth):
     size = 0
-    try:
-{blocks}
-        name = "unknown_fields"
-        unknown = m.unknown_fields
+    try:"""
+
+_TAIL = """\
         if type(unknown) is not bytes or unknown:
             size += trailer(m, out, depth)
     except EncodeError as err:
         attach(err, FIELD_AT.get(err.__traceback__.tb_lineno, ""))
         raise
-    return size
-"""
-
-_NAMING = 'name = "'
-
-
-def _field_lines(source: str) -> tuple[str, dict[int, str]]:
-    """``source`` without its ``name = "field"`` lines, and the field each
-    remaining line belongs to, by line number.
-
-    The generator writes each field's block after such a line; naming the
-    field on an error by the line it was raised at (the traceback's, in the
-    encoder's frame) costs nothing until there is an error, where a local
-    set before every field cost a store per field of every message.
-    """
-    kept: list[str] = []
-    field_at: dict[int, str] = {}
-    current = ""
-    for line in source.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(_NAMING):
-            current = stripped[len(_NAMING) : -1]
-            continue
-        kept.append(line)
-        field_at[len(kept)] = current
-    return "\n".join(kept) + "\n", field_at
+    return size"""
 
 
 def encoders(cls: type, plan: bool, env: dict[str, Any]) -> Any:
@@ -147,18 +121,29 @@ def _generate(
     made_here: dict[type, Any],
     pending: dict[type, Any],
 ) -> None:
-    env = dict(base)
+    emit = Emitter(dict(base))
+    env = emit.env
     # Type fields' values that need no check: ints (the enums' values are ints).
     env["INTS"] = frozenset({int})
     function = f"encode_{spec.name.replace('.', '_')}"
     table = GENERAL if general else FAST
-    blocks = "\n".join(f'name = "{f.name}"\n' + table[f.kind](f, plan, env) for f in spec.numbered)
-    source, env["FIELD_AT"] = _field_lines(
-        _FUNCTION.format(function=function, blocks=_indent(blocks, 8))
-    )
+    emit(_HEAD.format(function=function))
+    # Each line is labelled with its field: an error names the field by the
+    # line it was raised at (the traceback's, in the encoder's frame), which
+    # costs nothing until there is an error, where a local set before every
+    # field cost a store per field of every message.
+    with emit.block(levels=2):
+        for f in spec.numbered:
+            with emit.labelled(f.name):
+                emit(table[f.kind](f, plan, env))
+        with emit.labelled("unknown_fields"):
+            emit("unknown = m.unknown_fields")
+    with emit.labelled("unknown_fields"):
+        emit(_TAIL)
+    env["FIELD_AT"] = emit.labels()
     modes = (" plan" if plan else "") + (" general" if general else "")
-    build(source, f"<onnxdata encoder {spec.name}{modes}>", env)
-    _SOURCES[spec.cls, plan, general] = source
+    emit.build(f"<onnxdata encoder {spec.name}{modes}>")
+    _SOURCES[spec.cls, plan, general] = emit.source()
     pending[spec.cls] = env[function]
     for f in spec.children():
         child = f.message
@@ -167,13 +152,9 @@ def _generate(
         env[f"encode_{f.name}"] = made_here.get(child) or pending[child]
 
 
-def _indent(text: str, n: int) -> str:
-    return "\n".join(" " * n + line if line else line for line in text.splitlines())
-
-
 def _singular(f: FieldSpec, write: str) -> str:
     """A singular field: ``write`` where it is set, with its value in ``v``."""
-    return f"if m.{f.slot} is not None:\n    v = m.{f.slot}\n{_indent(write, 4)}"
+    return f"if m.{f.slot} is not None:\n    v = m.{f.slot}\n{indent(write)}"
 
 
 def _repeated(f: FieldSpec, container: str, body: str) -> str:
@@ -188,7 +169,7 @@ def _repeated(f: FieldSpec, container: str, body: str) -> str:
     return (
         f"if m.{f.slot} is not None:\n    values = m.{f.slot}\n"
         f"    if {test}:\n        values = items(values)\n"
-        f"    if values:\n{_indent(body, 8)}"
+        f"    if values:\n{indent(body, 2)}"
     )
 
 
@@ -310,7 +291,7 @@ def _fast_int(f: FieldSpec, plan: bool, env: dict[str, Any]) -> str:
     write = (
         f"if type(v) in INTS and 0 <= v < 0x80:\n"
         f"    out.append(TAGGED_{name}[v])\n    size += 2\n"
-        f"else:\n    b = TAG_{name} + varint(check_int(v, {lo}, {hi}))\n{_indent(_APPEND, 4)}"
+        f"else:\n    b = TAG_{name} + varint(check_int(v, {lo}, {hi}))\n{indent(_APPEND)}"
     )
     return _singular(f, write)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from .codegen import build
+from .codegen import Emitter
 from .schema import spec_of
 
 TYPE_CHECKING = False
@@ -61,10 +61,11 @@ def counter(cls: type, names: tuple[str, ...]) -> Callable[[Any], int]:
         if not f.repeated:
             raise ValueError(f"{spec.name}.{f.name} is not a repeated field")
     terms = [f"(0 if m.{f.slot} is None else len(m.{f.slot}))" for f in fields]
-    env: dict[str, Any] = {}
-    source = f"def count(m):\n    return {' + '.join(terms) or '0'}"
-    build(source, f"<onnxdata count {spec.name}: {', '.join(names)}>", env)
-    count: Callable[[Any], int] = env["count"]
+    emit = Emitter()
+    emit(f"def count(m):\n    return {' + '.join(terms) or '0'}")
+    count: Callable[[Any], int] = emit.build(f"<onnxdata count {spec.name}: {', '.join(names)}>")[
+        "count"
+    ]
     count.__qualname__ = f"count[{spec.name}: {', '.join(names)}]"
     return count
 
@@ -93,13 +94,12 @@ def alone(cls: type, name: str, others: tuple[str, ...]) -> Callable[[Any], Any]
     if name in others:
         raise ValueError(f"{spec.name}.{name} is both the field read and another one")
     empty = [f"(m.{f.slot} is None or not len(m.{f.slot}))" for f in fields[1:]]
-    env: dict[str, Any] = {"CROWDED": CROWDED}
-    source = (
+    emit = Emitter({"CROWDED": CROWDED})
+    emit(
         f"def alone(m):\n    return m.{fields[0].slot} if {' and '.join(empty) or 'True'} "
         "else CROWDED"
     )
-    build(source, f"<onnxdata alone {spec.name}.{name}>", env)
-    made: Callable[[Any], Any] = env["alone"]
+    made: Callable[[Any], Any] = emit.build(f"<onnxdata alone {spec.name}.{name}>")["alone"]
     made.__qualname__ = f"alone[{spec.name}.{name}]"
     return made
 

@@ -9,7 +9,7 @@ built from too, so a blank and a message made by its constructor never differ.
 
 from __future__ import annotations
 
-from .codegen import build
+from .codegen import Emitter
 from .schema import UNKNOWN_FIELDS
 
 TYPE_CHECKING = False
@@ -54,11 +54,11 @@ def blank_maker(
     instances of a subclass of the message instead.  The values of ``given``
     fields are stored as they are, in the fields' slots.
     """
-    env: dict[str, Any] = {}
-    lines = [f"def make({', '.join(given)}):"]
-    lines += ["    " + line for line in blank_source(spec, "m", env, "", given, cls)]
-    build("\n".join([*lines, "    return m"]), f"<onnxdata blank {spec.name}>", env)
-    maker: Callable[..., Any] = env["make"]
+    emit = Emitter()
+    with emit.block(f"def make({', '.join(given)}):"):
+        emit("\n".join(blank_source(spec, "m", emit.env, "", given, cls)))
+        emit("return m")
+    maker: Callable[..., Any] = emit.build(f"<onnxdata blank {spec.name}>")["make"]
     return maker
 
 

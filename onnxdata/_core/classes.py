@@ -30,7 +30,7 @@ from __future__ import annotations
 from functools import partial
 
 from .blanks import slot_defaults
-from .codegen import build
+from .codegen import Emitter
 from .repeated import RepeatedScalars
 from .schema import MISSING, UNKNOWN, UNKNOWN_FIELDS, FieldSpec, MessageSpec, spec_of
 from .unset import STAND_INS, detach, stand_in
@@ -146,7 +146,8 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
     (a copy, as protobuf makes: ``FieldSpec.convert``); a stand-in for an
     unset sub-message (``unset.py``) becomes a message of its own.
     """
-    env: dict[str, Any] = {"MISSING": MISSING, "STAND_INS": STAND_INS, "detach": detach}
+    emit = Emitter({"MISSING": MISSING, "STAND_INS": STAND_INS, "detach": detach})
+    env = emit.env
     env["unset_copied"] = _unset_copied
     env["TYPE"] = type  # a field may be named ``type`` (``AttributeProto.type``)
     defaults = slot_defaults(spec, env)
@@ -179,8 +180,8 @@ def _make_init(spec: MessageSpec) -> Callable[..., None]:
     body.append(f"    m.{UNKNOWN_FIELDS} = {UNKNOWN_FIELDS}")
     params.append(f"{UNSET_ARGUMENT}=()")
     body.append(f"    if {UNSET_ARGUMENT}:\n        unset_copied(m, {UNSET_ARGUMENT})")
-    source = f"def __init__(m, *, {', '.join(params)}):\n" + "\n".join(body)
-    build(source, f"<onnxdata __init__ {spec.name}>", env, at_import=True)
+    emit(f"def __init__(m, *, {', '.join(params)}):\n" + "\n".join(body))
+    emit.build(f"<onnxdata __init__ {spec.name}>", at_import=True)
     init: Callable[..., None] = env["__init__"]
     init.__qualname__ = f"{spec.name}.__init__"
     if spec.oneofs:
@@ -281,21 +282,18 @@ class _Unmade:
 def _properties(cls: type, fields: list[FieldSpec]) -> list[property]:
     """The property of each field of ``cls``, generated as one piece of source:
     one compilation per class (see :class:`_Unmade`)."""
-    env: dict[str, Any] = {
-        "refuse": _refuse_none,
-        "stand_in": stand_in,
-        "STAND_INS": STAND_INS,
-        "detach": detach,
-    }
-    parts = []
+    emit = Emitter(
+        {"refuse": _refuse_none, "stand_in": stand_in, "STAND_INS": STAND_INS, "detach": detach}
+    )
+    env = emit.env
     for f in fields:
         if f.repeated:
-            parts.append(_repeated_source(f, env))
+            emit(_repeated_source(f, env))
         elif f.message_name is not None:
-            parts.append(_message_source(f, env))
+            emit(_message_source(f, env))
         else:
-            parts.append(_scalar_source(f, env))
-    build("\n".join(parts), f"<onnxdata properties {cls.__qualname__}>", env, at_import=True)
+            emit(_scalar_source(f, env))
+    emit.build(f"<onnxdata properties {cls.__qualname__}>", at_import=True)
     made = []
     for f in fields:
         what = "repeated field" if f.repeated else "field"
@@ -415,7 +413,9 @@ def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:
                 value = getattr(self, slot)
                 if value is None or (repeated and not _filled(value)):
                     continue
-                parts.append(f"{name}={value!r}")
+                # a list's own repr: a repeated message field alone prints as protobuf's
+                shown_value = list.__repr__(value) if isinstance(value, list) else repr(value)
+                parts.append(f"{name}={shown_value}")
             inner = ", ".join(parts)
         finally:
             running.discard(key)

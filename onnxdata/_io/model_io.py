@@ -30,6 +30,7 @@ import os
 from .._codec.stream import encode_to
 from .._core.errors import EncodeValueError
 from .._core.foreign import foreign_name
+from .._core.walk import refuse_cycles
 from .._core.writing import write_all
 from .._messages.graphs import ModelProto
 from .atomic import AtomicFile
@@ -225,6 +226,9 @@ def save_model(
             directory, as onnx checks it).
         TypeError: ``proto`` is not a ModelProto or holds a value of the
             wrong type; ``f`` is neither a path nor a file object.
+        EncodeValueError: (a ``ValueError``) a message of the model holds
+            itself (built in Python), found before anything is changed or
+            written when external data would be.
         OSError: a file cannot be written.
     """
     if isinstance(proto, bytes):
@@ -232,11 +236,13 @@ def save_model(
     model = any_message(proto)
     if not has_method(f, "write") and not is_path(f):
         raise TypeError(f"save_model() takes a path or a file object, not {type(f).__name__}")
+    path = file_path(f)
+    if save_as_external_data or (path is not None and any(map(_to_write, all_tensors(model)))):
+        refuse_cycles(model)  # before a tensor or a file is changed: encode() would refuse it
     if save_as_external_data:
         model_to_external(
             model, all_tensors_to_one_file, location, size_threshold, convert_attribute
         )
-    path = file_path(f)
     if path is not None:
         base = os.path.dirname(path)
         refuse_own_file(all_tensors(model), base, path, _identity(f, path))
@@ -254,6 +260,11 @@ def _identity(f: Any, path: str) -> os.stat_result | None:
         return os.stat(path)
     except (OSError, ValueError):  # io.UnsupportedOperation is both
         return None
+
+
+def _to_write(t: Any) -> bool:
+    """Whether saving writes ``t``'s data to its external file (and drops it)."""
+    return uses_external_data(t) and t.HasField("raw_data")
 
 
 def write_model(model: Any, f: Any, fmt: str) -> None:

@@ -4,9 +4,18 @@ A model's weights are its graph's initializers, the initializers of every
 subgraph (the ``g`` and ``graphs`` of If, Loop and Scan attributes), and,
 for ``convert_attribute``, the tensors held by attributes (``t`` and
 ``tensors``) of the nodes of every graph and function.  onnx walks them
-recursively; these walkers keep their own stack, so a model nested deeper
-than Python's recursion limit (one built in memory: decoding bounds the
-depth) is walked all the same, in the same order.
+recursively; these walkers take the package's one walk (``_core/walk.py``),
+so a model nested deeper than Python's recursion limit (one built in
+memory: decoding bounds the depth) is walked all the same, in the same
+order.
+
+A model built in Python may hold a graph or a tensor in several places
+(protobuf copies what it is given, so onnx's models cannot): each is walked
+once, and a tensor is listed once, at its first place, so its external data
+is written once and every place then refers to it.  A graph that holds
+itself (through a node's attribute, or a function's node that a subgraph
+holds too) is refused with ``encode()``'s error for it, before the caller
+has changed anything: the walkers return lists, made whole first.
 
 Fields are read through their slots (None while unset): by name an unset
 sub-message reads as an empty stand-in, which is harmless here but would be
@@ -15,8 +24,9 @@ made for every attribute visited.
 
 from __future__ import annotations
 
-from itertools import chain
+from functools import partial
 
+from .._core.walk import walk
 from .._messages.declarations import TensorProto
 
 TYPE_CHECKING = False
@@ -24,69 +34,108 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
+    from .._core.walk import Child, Step
+
 __all__ = ["all_tensors", "attribute_tensors", "initializer_tensors"]
 
 _GRAPH = 5  # AttributeProto.GRAPH
 _GRAPHS = 10  # AttributeProto.GRAPHS
+# A tensor's path is never shown (a tensor cannot close a cycle): one constant
+# part each, no text made per tensor.
+_TENSOR = "tensor"
 
 
-def _subgraphs(attribute: Any) -> list[Any]:
+def _subgraphs(attribute: Any, where: str) -> list[Child]:
     """The subgraphs of an attribute, as onnx finds them: by its ``type``."""
     kind = attribute._type
     if kind == _GRAPH and attribute._g is not None:
-        return [attribute._g]
+        return [(f"{where}.g", attribute._g, None)]
     if kind == _GRAPHS:
-        return list(attribute._graphs or ())
+        return [(f"{where}.graphs[{i}]", g, None) for i, g in enumerate(attribute._graphs or ())]
     return []
 
 
-def _walk(roots: Iterable[Any], items: Callable[[Any], Iterable[Any]]) -> Iterator[TensorProto]:
-    """Depth first through ``items(graph)``: a TensorProto is yielded, anything
-    else is a graph (or function) whose items come next, before the rest."""
-    stack: list[Iterator[Any]] = [iter(roots)]
-    while stack:
-        for item in stack[-1]:
-            if isinstance(item, TensorProto):
-                yield item
-            else:
-                stack.append(iter(items(item)))
-                break
-        else:
-            stack.pop()
+def _tensors(roots: Iterable[Child], items: Callable[[Any], Iterator[Child]]) -> list[TensorProto]:
+    """Depth first through ``items(graph)``: a TensorProto is listed, anything
+    else is a graph (or function) whose items come next, before the rest; each
+    object once.
+
+    Raises:
+        EncodeValueError: a graph holds itself.
+    """
+
+    def children(step: Step) -> Iterable[Child]:
+        return () if isinstance(step.obj, TensorProto) else items(step.obj)
+
+    return [step.obj for step in walk(roots, children) if isinstance(step.obj, TensorProto)]
 
 
-def _initializer_items(graph: Any) -> Iterator[Any]:
-    yield from graph._initializer or ()
-    for node in graph._node or ():
-        for attribute in node._attribute or ():
-            yield from _subgraphs(attribute)
+def _initializers(found: list[TensorProto], listed: set[int], step: Step) -> list[Child]:
+    """List the initializers of the graph ``step.obj`` not listed yet; return its
+    subgraphs.  The walk asks for them in its order (a graph, then its
+    subgraphs, depth first), which is onnx's: a graph's initializers come before
+    any of its subgraphs'."""
+    graph = step.obj
+    for t in graph._initializer or ():
+        if id(t) not in listed:
+            listed.add(id(t))
+            found.append(t)
+    return [
+        child
+        for n, node in enumerate(graph._node or ())
+        for a, attribute in enumerate(node._attribute or ())
+        for child in _subgraphs(attribute, f"node[{n}].attribute[{a}]")
+    ]
 
 
-def _attribute_items(graph: Any) -> Iterator[Any]:
-    for node in graph._node or ():
-        for attribute in node._attribute or ():
+def _attribute_items(graph: Any) -> Iterator[Child]:
+    for n, node in enumerate(graph._node or ()):
+        for a, attribute in enumerate(node._attribute or ()):
+            where = f"node[{n}].attribute[{a}]"
             if attribute._t is not None:
-                yield attribute._t
-            yield from attribute._tensors or ()
-            yield from _subgraphs(attribute)
+                yield _TENSOR, attribute._t, None
+            for t in attribute._tensors or ():
+                yield _TENSOR, t, None
+            yield from _subgraphs(attribute, where)
 
 
-def _graph(model: Any) -> list[Any]:
-    return [] if model._graph is None else [model._graph]
+def _graph(model: Any) -> list[Child]:
+    return [] if model._graph is None else [("ModelProto.graph", model._graph, None)]
 
 
-def initializer_tensors(model: Any) -> Iterator[TensorProto]:
+def initializer_tensors(model: Any) -> list[TensorProto]:
     """The initializers of the model's graph and of all its subgraphs (onnx's
-    ``_get_initializer_tensors``)."""
-    return _walk(_graph(model), _initializer_items)
+    ``_get_initializer_tensors``), each once.
+
+    Raises:
+        EncodeValueError: a graph holds itself.
+    """
+    found: list[TensorProto] = []
+    for _ in walk(_graph(model), partial(_initializers, found, set())):
+        pass
+    return found
 
 
-def attribute_tensors(model: Any) -> Iterator[TensorProto]:
+def attribute_tensors(model: Any) -> list[TensorProto]:
     """The tensors held by node attributes, in the graph, its subgraphs and the
-    model's functions (onnx's ``_get_attribute_tensors``)."""
-    return _walk([*_graph(model), *(model._functions or ())], _attribute_items)
+    model's functions (onnx's ``_get_attribute_tensors``), each once.
+
+    Raises:
+        EncodeValueError: a graph holds itself.
+    """
+    functions = [
+        (f"ModelProto.functions[{i}]", f, None) for i, f in enumerate(model._functions or ())
+    ]
+    return _tensors([*_graph(model), *functions], _attribute_items)
 
 
-def all_tensors(model: Any) -> Iterator[TensorProto]:
-    """Initializers, then attribute tensors (onnx's ``_get_all_tensors``)."""
-    return chain(initializer_tensors(model), attribute_tensors(model))
+def all_tensors(model: Any) -> list[TensorProto]:
+    """Initializers, then attribute tensors (onnx's ``_get_all_tensors``), each once.
+
+    Raises:
+        EncodeValueError: a graph holds itself.
+    """
+    found = initializer_tensors(model)
+    listed = {id(t) for t in found}
+    found.extend(t for t in attribute_tensors(model) if id(t) not in listed)
+    return found

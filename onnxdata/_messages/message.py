@@ -17,6 +17,7 @@ from .._core.mapped import LIVE, check_value
 from .._core.repeated import RepeatedScalars
 from .._core.schema import UNKNOWN_FIELDS, all_slots
 from .._core.unset import forget_readers
+from .._core.walk import message_children, walk
 
 __all__ = ["Message", "ProtoEnum"]
 
@@ -80,12 +81,11 @@ class Message(metaclass=MessageType):
     def decode(cls, data: Any, *, copy: bool = True, max_size: int | None = None) -> Self:
         """Decode ``data`` (bytes, bytearray, memoryview, mmap, any buffer) into a new message.
 
-        With ``copy=False`` nothing large is copied: ``raw_data``, the entries
-        of ``string_data`` and ``string_keys`` of 128 bytes or more (shorter
-        ones are ``bytes``: a view would cost more than the copy),
+        With ``copy=False`` the bulk is not copied: ``raw_data``,
         ``float_data`` and ``double_data`` become read-only ``memoryview``
         slices of ``data`` (float/double cast to ``'f'``/``'d'``; copies on
-        big-endian hosts).
+        big-endian hosts).  Every other ``bytes`` field (``AttributeProto.s``,
+        ``string_data``...) is ``bytes`` in both modes, as onnx's is.
         The message then keeps ``data`` alive, and sees any later change to
         it; see docs/bigdata.md for the lifetime rule.
 
@@ -293,24 +293,11 @@ class Message(metaclass=MessageType):
         return []
 
     def DiscardUnknownFields(self) -> None:  # noqa: N802 - protobuf's name
-        """Drop the unknown fields of this message and of every message in it."""
-        pending: list[Message] = [self]
-        seen: set[int] = set()
-        while pending:
-            m = pending.pop()
-            if id(m) in seen:
-                continue
-            seen.add(id(m))
-            setattr(m, UNKNOWN_FIELDS, b"")
-            for f in m._SPEC.fields:
-                if f.kind != "message":
-                    continue
-                value = getattr(m, f.slot)
-                if value is None:
-                    continue
-                for sub in value if f.repeated else (value,):
-                    if isinstance(sub, Message):
-                        pending.append(sub)
+        """Drop the unknown fields of this message and of every message in it
+        (each once, by the package's one walk: a message that holds itself
+        is dropped from once, and the walk ends)."""
+        for step in walk([("", self, None)], message_children, _shared):
+            setattr(step.obj, UNKNOWN_FIELDS, b"")
 
     def WhichOneof(self, oneof_group: str) -> str | None:  # noqa: N802 - protobuf's name
         """The name of the member of the oneof ``oneof_group`` that is set, or ``None``.
@@ -389,38 +376,45 @@ class Message(metaclass=MessageType):
             setattr(self, slot, value)
 
     def __eq__(self, other: object) -> bool:
-        # Floats compare by their bits, as protobuf's own equality does:
-        # a NaN equals the same NaN, 0.0 differs from -0.0.
+        """Field by field, floats by their bits (as protobuf's own equality: a NaN
+        equals the same NaN, 0.0 differs from -0.0), sub-messages without
+        recursion: a pair of messages is compared once, however many places
+        share it, and a pair met again inside itself (two messages that hold
+        themselves) is taken as equal so far, so the comparison ends, in time
+        linear in the pairs compared."""
         if type(other) is not type(self) and getattr(other, "_SPEC", None) is not self._SPEC:
             return NotImplemented  # a stand-in and a message of its class compare as messages
-        mapped = bool(LIVE)  # a file is mapped: views are checked before they are read
-        for name, code, repeated in _compared(type(self)):
-            a = getattr(self, name)
-            b = getattr(other, name)
+        pending: list[tuple[Any, Any]] = []
+        if not _fields_equal(self, other, pending):
+            return False
+        compared = {(id(self), id(other))}  # the pairs' messages stay in the trees meanwhile
+        while pending:
+            a, b = pending.pop()
             if a is b:
                 continue
-            if mapped:  # a view of a mapped file that shrank: an error, not SIGBUS
-                check_value(a)
-                check_value(b)
-            if repeated and (a is None or b is None):  # a slot never used: empty
-                if len(b if a is None else a):
+            cls = type(a)
+            if cls is not type(b) or cls not in _COMPARED:
+                spec = getattr(a, "_SPEC", None)
+                if spec is None or getattr(b, "_SPEC", None) is not spec:
+                    if a != b:  # not two messages of one type: compared as they are
+                        return False
+                    continue
+            key = (id(a), id(b))
+            if key not in compared:
+                compared.add(key)
+                if not _fields_equal(a, b, pending):
                     return False
-                continue
-            if code:
-                if not repeated:  # a singular float: unset (None) is no value at all
-                    a = () if a is None else (a,)
-                    b = () if b is None else (b,)
-                if _bits(a, code) != _bits(b, code):
-                    return False
-            elif a != b:
-                return False
         return True
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
 
 
-_COMPARED: dict[type, tuple[tuple[str, str, bool], ...]] = {}
+_COMPARED: dict[type, tuple[tuple[str, str, bool, bool], ...]] = {}
 _FLOAT_CODES = {"float": "f", "double": "d"}
+
+
+def _shared(where: Any, first: Any) -> None:
+    """A message met inside itself: already walked, nothing more to do."""
 
 
 def _owned(value: Any) -> Any:
@@ -441,22 +435,76 @@ def _owned(value: Any) -> Any:
     return value
 
 
-def _compared(cls: type[Message]) -> tuple[tuple[str, str, bool], ...]:
-    """Every slot of ``cls``, with the typecode of a float field (else ``""``)
-    and whether it is a repeated field's: what ``__eq__`` compares, and how
-    (float fields by their bits, singular ones too, a repeated field's unused
-    slot as empty)."""
+def _compared(cls: type[Message]) -> tuple[tuple[str, str, bool, bool], ...]:
+    """Every slot of ``cls``, with the typecode of a float field (else ``""``),
+    whether it is a repeated field's and whether a message field's: what
+    ``__eq__`` compares, and how (float fields by their bits, singular ones
+    too, a repeated field's unused slot as empty, messages pair by pair)."""
     found = _COMPARED.get(cls)
     if found is None:
         spec = cls._SPEC
         found = _COMPARED[cls] = (
             *(
-                (f.slot, f.typecode or _FLOAT_CODES.get(f.kind, ""), f.repeated)
+                (
+                    f.slot,
+                    f.typecode or _FLOAT_CODES.get(f.kind, ""),
+                    f.repeated,
+                    f.kind == "message",
+                )
                 for f in spec.fields
             ),
-            (UNKNOWN_FIELDS, "", False),
+            (UNKNOWN_FIELDS, "", False, False),
         )
     return found
+
+
+def _fields_equal(x: Any, y: Any, pending: list[tuple[Any, Any]]) -> bool:
+    """Whether the fields of ``x`` and ``y`` (messages of one class) are equal,
+    sub-messages left out: their pairs are added to ``pending``.
+
+    Raises:
+        MappedFileError: a view of a mapped file that shrank (``mmap=True``),
+            checked before it is read: an error, not SIGBUS.
+    """
+    mapped = bool(LIVE)  # a file is mapped: views are checked before they are read
+    for name, code, repeated, message in _compared(type(x)):
+        a = getattr(x, name)
+        b = getattr(y, name)
+        if a is b:
+            continue
+        if mapped:
+            check_value(a)
+            check_value(b)
+        if repeated and (a is None or b is None):  # a slot never used: empty
+            if len(b if a is None else a):
+                return False
+            continue
+        if message:
+            if not _messages_equal(a, b, repeated, pending):
+                return False
+        elif code:
+            if not repeated:  # a singular float: unset (None) is no value at all
+                a = () if a is None else (a,)
+                b = () if b is None else (b,)
+            if _bits(a, code) != _bits(b, code):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def _messages_equal(a: Any, b: Any, repeated: bool, pending: list[tuple[Any, Any]]) -> bool:
+    """A message field's values: equal so far (their pairs added to ``pending``),
+    or not; a repeated value that is no list compares as it would."""
+    if not repeated:
+        pending.append((a, b))
+        return True
+    if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+        return bool(a == b)
+    if len(a) != len(b):
+        return False
+    pending.extend(zip(a, b, strict=True))
+    return True
 
 
 def _bits(values: Any, code: str) -> bytes | memoryview:

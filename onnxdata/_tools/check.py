@@ -9,8 +9,9 @@ exception.  Only the standard library is used.
 The walk is generic, driven by the schema: every field's value is checked
 against its kind (what the encoder would refuse: a ``str`` in ``dims``, a
 number in ``raw_data``, a ``TensorProto`` where a ``MapProto`` belongs), and
-every sub-message is visited once, however many times it is shared, with an
-explicit stack instead of recursion.  The ONNX rules then apply per message,
+every sub-message is visited once, however many times it is shared, by the
+package's one walk (``_core/walk.py``: an explicit stack instead of recursion,
+a message met inside itself reported as one cycle).  The ONNX rules then apply per message,
 looked up by the message's schema name, to messages whose values all have the
 right types; so a copy of the schema with the same message names gets the
 same rules.
@@ -22,7 +23,7 @@ import operator
 from array import array
 from operator import attrgetter
 
-from .._core.codegen import build
+from .._core.codegen import Emitter
 from .._core.foreign import describe, foreign_name
 from .._core.kinds import integer
 from .._core.schema import (
@@ -36,6 +37,7 @@ from .._core.schema import (
     is_boolean_type,
     spec_of,
 )
+from .._core.walk import Step, walk
 from .._core.wire import MAX_DEPTH
 from .._messages.catalog import all_message_types
 from .._messages.convert import as_message
@@ -141,35 +143,12 @@ class _Fields:
         rule: Rule | None,
         values: dict[str, Any] | None,
         problems: list[tuple[str, str]],
-        children: list[tuple[str, Any]],
+        children: list[tuple[str, Any, None]],
     ) -> None:
         self.rule = rule  # the ONNX rules of the message, by its schema name
         self.values = values  # None when a value has the wrong type: no rule applies
         self.problems = problems  # (field path relative to the message, what is wrong)
-        self.children = children  # (field path, sub-message), in declaration order
-
-
-class _Path:
-    """Where a message sits: its parent's path and the field that leads to it.
-
-    Paths are linked, not joined, as the walk goes: the text of a path
-    ``depth`` fields long costs ``depth`` steps, so it is made only for a
-    violation, and a chain of thousands of messages costs no quadratic text.
-    """
-
-    __slots__ = ("parent", "part")
-
-    def __init__(self, parent: _Path | None, part: str) -> None:
-        self.parent = parent
-        self.part = part
-
-    def text(self) -> str:
-        parts = []
-        node: _Path | None = self
-        while node is not None:
-            parts.append(node.part)
-            node = node.parent
-        return ".".join(reversed(parts))
+        self.children = children  # (field path, sub-message, None), in declaration order
 
 
 class _Walk:
@@ -191,38 +170,27 @@ class _Walk:
         """The field values of a sub-message, or None if it is missing or mistyped."""
         return None if msg is None else self.fields(msg).values
 
+    def children(self, step: Step) -> list[tuple[str, Any, None]]:
+        return self.fields_of[id(step.obj)].children
+
+    def cycle(self, where: Step, first: Step) -> None:
+        cycle = f"a cycle: the message at {first.text()} is nested inside itself"
+        self.out.append(Violation(where.text(), cycle))
+
     def run(self, root: Any, spec: MessageSpec) -> list[Violation]:
+        """The shared walk (``_core/walk.py``): each message once, at the first path
+        that meets it; a message met inside itself is one violation."""
         out = self.out
-        first: dict[int, _Path] = {}  # id -> the path of its first visit
-        inside: set[int] = set()  # the messages whose sub-messages are being walked
-        stack: list[tuple[Any, _Path, int]] = [(root, _Path(None, spec.name), 0)]
-        while stack:
-            msg, path, depth = stack.pop()
-            key = id(msg)
-            if depth < 0:  # every sub-message of msg is done
-                inside.discard(key)
-                continue
-            if key in inside:
-                cycle = f"a cycle: the message at {first[key].text()} is nested inside itself"
-                out.append(Violation(path.text(), cycle))
-                continue
-            if key in first:
-                continue  # shared: checked where it was met first
-            first[key] = path
-            if depth == MAX_DEPTH + 1:
+        for step in walk([(spec.name, root, None)], self.children, self.cycle):
+            msg = step.obj
+            if step.depth == MAX_DEPTH + 1:
                 deep = f"messages nested more than {MAX_DEPTH} deep: protobuf cannot encode it"
-                out.append(Violation(path.text(), deep))
+                out.append(Violation(step.text(), deep))
             fields = self.fields(msg)
             for where, problem in fields.problems:
-                out.append(Violation(f"{path.text()}.{where}", problem))
+                out.append(Violation(f"{step.text()}.{where}", problem))
             if fields.values is not None and fields.rule is not None:
-                fields.rule(self.values, msg, fields.values, _reporter(out, path))
-            if fields.children:
-                inside.add(key)
-                stack.append((msg, path, -1))
-                depth += 1
-                stack.extend([(sub, _Path(path, where), depth)
-                              for where, sub in reversed(fields.children)])  # fmt: skip
+                fields.rule(self.values, msg, fields.values, _reporter(out, step))
         return out
 
 
@@ -245,14 +213,16 @@ def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
                 if problem is not None:
                     problems.append((where, problem))
             values[name] = value
-    children: list[tuple[str, Any]] = []
+    children: list[tuple[str, Any, None]] = []
     for name, repeated, cls in subs:
         value = values[name]
         if not repeated:
             if value is not None and isinstance(value, cls):
-                children.append((name, value))
+                children.append((name, value, None))
         elif len(value):
-            children.extend((f"{name}[{i}]", m) for i, m in enumerate(value) if isinstance(m, cls))
+            children.extend(
+                (f"{name}[{i}]", m, None) for i, m in enumerate(value) if isinstance(m, cls)
+            )
     try:
         unknown = getattr(msg, UNKNOWN_FIELDS)
     except AttributeError:
@@ -300,16 +270,31 @@ def _make_fast(
     # its slot (read here as an empty list, never mutated), and reading the
     # property would make its container.
     names = [f.slot for f in spec.fields]
-    env: dict[str, Any] = {"array": array, "EMPTY": []}
-    lines = ["def read_fields(msg):", "    problems = []"]
-    if names:  # attrgetter of one name gives the value, of several a tuple
-        env["get"] = attrgetter(*names)
-        lines.append(f"    ({', '.join(f'v{i}' for i in range(len(names)))},) = get(msg)")
-        if len(names) == 1:
-            lines[-1] = "    v0 = get(msg)"
-    for i, f in enumerate(spec.fields):
-        if f.repeated:
-            lines.append(f"    if v{i} is None:\n        v{i} = EMPTY")
+    emit = Emitter({"array": array, "EMPTY": []})
+    env = emit.env
+    with emit.block("def read_fields(msg):"):
+        emit("problems = []")
+        if len(names) == 1:  # attrgetter of one name gives the value, of several a tuple
+            emit("v0 = get(msg)")
+        elif names:
+            emit(f"({', '.join(f'v{i}' for i in range(len(names)))},) = get(msg)")
+        if names:
+            env["get"] = attrgetter(*names)
+        for i, f in enumerate(spec.fields):
+            if f.repeated:
+                emit(f"if v{i} is None:\n    v{i} = EMPTY")
+        _read_each(emit, spec, readers)
+        fields = ", ".join(f"{name!r}: v{i}" for i, (name, _) in enumerate(readers))
+        emit(f"return {{{fields}}}, problems")
+    made: Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]] = emit.build(
+        f"<onnxdata check reader {spec.name}>"
+    )["read_fields"]
+    return made
+
+
+def _read_each(emit: Emitter, spec: MessageSpec, readers: tuple[tuple[str, _Reader], ...]) -> None:
+    """Each field's inline test, then its reader for any value the test does not pass."""
+    env = emit.env
     for i, (f, (_, read)) in enumerate(zip(spec.fields, readers, strict=True)):
         v = f"v{i}"
         env[f"read{i}"] = read
@@ -333,17 +318,9 @@ def _make_fast(
             test = f"{v} is None or type({v}) is cls{i}"
         else:
             test = f"{v} is None"
-        lines += [
-            f"    if not ({test}):",
-            f"        {v}, where, problem = read{i}({v})",
-            "        if problem is not None:",
-            "            problems.append((where, problem))",
-        ]
-    fields = ", ".join(f"{name!r}: v{i}" for i, (name, _) in enumerate(readers))
-    lines.append(f"    return {{{fields}}}, problems")
-    build("\n".join(lines), f"<onnxdata check reader {spec.name}>", env)
-    made: Callable[[Any], tuple[dict[str, Any], list[tuple[str, str]]]] = env["read_fields"]
-    return made
+        with emit.labelled(f.name), emit.block(f"if not ({test}):"):
+            emit(f"{v}, where, problem = read{i}({v})")
+            emit("if problem is not None:\n    problems.append((where, problem))")
 
 
 def _ascii_strs(items: list[Any]) -> bool:
@@ -546,7 +523,7 @@ def _float_buffer(value: Any, code: str) -> bool:
     return view.ndim == 1 and view.c_contiguous and view.format.lstrip("@=<") == code
 
 
-def _reporter(out: list[Violation], path: _Path) -> _Bad:
+def _reporter(out: list[Violation], path: Step) -> _Bad:
     """``bad(field, message)``: report a violation at ``field`` of the message at ``path``."""
 
     def bad(field: str, message: str) -> None:

@@ -20,7 +20,10 @@ wrong type is reported by the walk, and no rule reads it.
 
 from __future__ import annotations
 
+from functools import partial
+
 from .._core.schema import MESSAGE, spec_of
+from .._core.walk import Step, walk
 from .._messages.declarations import StringStringEntryProto
 from .._messages.graphs import ModelProto
 from .._messages.versions import IR_VERSION
@@ -91,15 +94,25 @@ class _Scope:
 
 
 class _Context:
-    """What the rules of a graph need from the model: its IR version and opsets."""
+    """What the rules of a graph need from the model: its IR version and opsets,
+    and the graphs checked so far (shared by every walk of one model, so a graph
+    held in several places, even by a function and a graph, is checked once)."""
 
-    __slots__ = ("bad", "ir_version", "opsets", "values")
+    __slots__ = ("bad", "checked", "ir_version", "opsets", "values")
 
-    def __init__(self, values: Values, bad: Bad, ir_version: int, opsets: set[str]) -> None:
+    def __init__(
+        self,
+        values: Values,
+        bad: Bad,
+        ir_version: int,
+        opsets: set[str],
+        checked: dict[int, Step] | None = None,
+    ) -> None:
         self.values = values
         self.bad = bad
         self.ir_version = ir_version
         self.opsets = opsets
+        self.checked: dict[int, Step] = {} if checked is None else checked
 
 
 def _model(values: Values, msg: Any, m: dict[str, Any], bad: Bad) -> None:
@@ -153,18 +166,22 @@ def _opsets(values: Values, imports: Any, field: str, bad: Bad) -> set[str]:
 
 
 def _graphs(ctx: _Context, root: Any, root_path: str, scope: _Scope | None = None) -> None:
-    """Check the graph ``root`` and the subgraphs of its nodes, at any depth, without
-    recursion; ``scope`` is what the graph sees around it (None: the main graph)."""
-    todo: list[tuple[Any, str, _Scope | None]] = [(root, root_path, scope)]
-    while todo:
-        graph, path, parent = todo.pop()
-        todo.extend(reversed(_graph(ctx, graph, path, parent)))
+    """Check the graph ``root`` and the subgraphs of its nodes, at any depth, by the
+    package's one walk (``_core/walk.py``): each graph once, under the scope of
+    the first place that holds it; ``scope`` is what ``root`` sees around it
+    (None: the main graph).  A cycle is left to ``check()``'s own walk, which
+    reports it once."""
+    for _ in walk([(root_path, root, scope)], partial(_graph, ctx), _ignore, ctx.checked):
+        pass
 
 
-def _graph(
-    ctx: _Context, graph: Any, path: str, parent: _Scope | None
-) -> list[tuple[Any, str, _Scope | None]]:
-    """Check one graph; return its subgraphs, each with the scope it sees."""
+def _ignore(where: Step, first: Step) -> None:
+    """A graph met inside itself: ``check()``'s walk of every message reports it."""
+
+
+def _graph(ctx: _Context, step: Step) -> list[tuple[str, Any, _Scope | None]]:
+    """Check one graph; return its subgraphs (path, graph, the scope each sees)."""
+    graph, path, parent = step.obj, step.part, step.data
     g = ctx.values(graph)
     if g is None:
         return []
@@ -177,7 +194,7 @@ def _graph(
     scope = _Scope(parent)
     _inputs(ctx, g, path, scope)
     _initializers(ctx, g, path, scope)
-    subgraphs: list[tuple[Any, str, _Scope | None]] = []
+    subgraphs: list[tuple[str, Any, _Scope | None]] = []
     for n, node in enumerate(g["node"]):
         where = f"{path}.node[{n}]"
         v = ctx.values(node)
@@ -222,16 +239,17 @@ def _outputs(ctx: _Context, g: dict[str, Any], path: str, scope: _Scope) -> None
 
 def _subgraphs(
     ctx: _Context, attr: Any, path: str, scope: _Scope
-) -> list[tuple[Any, str, _Scope | None]]:
-    """The graphs of one attribute, each with a snapshot of the names defined so far."""
+) -> list[tuple[str, Any, _Scope | None]]:
+    """The graphs of one attribute (each with its path from the model, the walk's
+    part), each with a snapshot of the names defined so far."""
     a = ctx.values(attr)
     if a is None:
         return []
     seen = _Scope(scope)  # later outputs of the outer graph are not visible
-    found: list[tuple[Any, str, _Scope | None]] = []
+    found: list[tuple[str, Any, _Scope | None]] = []
     if a["g"] is not None:
-        found.append((a["g"], f"{path}.g", seen))
-    found.extend((g, f"{path}.graphs[{i}]", seen) for i, g in enumerate(a["graphs"]))
+        found.append((f"{path}.g", a["g"], seen))
+    found.extend((f"{path}.graphs[{i}]", g, seen) for i, g in enumerate(a["graphs"]))
     return found
 
 
@@ -384,7 +402,7 @@ def _functions(ctx: _Context, functions: Any) -> None:
 
 def _function_nodes(ctx: _Context, f: dict[str, Any], path: str) -> None:
     opsets = _opsets(ctx.values, f["opset_import"], f"{path}.opset_import", ctx.bad)
-    inner = _Context(ctx.values, ctx.bad, ctx.ir_version, opsets)
+    inner = _Context(ctx.values, ctx.bad, ctx.ir_version, opsets, ctx.checked)
     defined = _Scope()
     for name in f["input"]:
         defined.add(name)
@@ -400,7 +418,7 @@ def _function_nodes(ctx: _Context, f: dict[str, Any], path: str) -> None:
                                                "topological order)")  # fmt: skip
         _node(inner, v, where, opsets, in_function=True)
         for a, attr in enumerate(v["attribute"]):
-            for graph, at, seen in _subgraphs(inner, attr, f"{where}.attribute[{a}]", defined):
+            for at, graph, seen in _subgraphs(inner, attr, f"{where}.attribute[{a}]", defined):
                 _graphs(inner, graph, at, seen)
         for i, name in enumerate(v["output"]):
             if name and name in defined.names:

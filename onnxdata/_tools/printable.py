@@ -11,6 +11,7 @@ import warnings
 from typing import Any
 
 from .._core.schema import is_message, spec_of
+from .._core.walk import Step, message_children, walk
 from .._messages.convert import as_message
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import TensorProto
@@ -231,7 +232,8 @@ def _header(graph: GraphProto, prefix: str, content: list[str]) -> list[str]:
     return header
 
 
-def _graph(graph: GraphProto, prefix: str) -> str:
+def _graph(graph: GraphProto, prefix: str) -> tuple[str, list[GraphProto]]:
+    """One graph's own lines, and the subgraphs its nodes hold."""
     content: list[str] = []
     indent = prefix + "  "
     header = _header(graph, prefix, content)
@@ -247,9 +249,46 @@ def _graph(graph: GraphProto, prefix: str) -> str:
         tail.append(", ".join(f"%{out.name}" for out in graph.output))
     content.append(indent + " ".join(tail))
     content.append(prefix + "}")
-    # through the public function: onnx's warns once per graph printed, subgraphs too
-    content.extend("\n" + printable_graph(g) for g in graphs)
-    return "\n".join(content)
+    return "\n".join(content), graphs
+
+
+def _graph_children(step: Step) -> list[tuple[str, GraphProto, None]]:
+    """The subgraphs that printing ``step.obj`` prints after it (as ``_value`` finds
+    them), with their paths."""
+    found: list[tuple[str, GraphProto, None]] = []
+    for n, node in enumerate(step.obj.node):
+        for a, attr in enumerate(node.attribute):
+            graphs: list[GraphProto] = []
+            _value(attr, graphs)
+            where = f"node[{n}].attribute[{a}]"
+            if attr.HasField("g") and len(graphs) == 1 and graphs[0] is attr.g:
+                found.append((f"{where}.g", attr.g, None))
+            else:
+                found.extend((f"{where}.graphs[{i}]", g, None) for i, g in enumerate(graphs))
+    return found
+
+
+def _graphs(graph: GraphProto, prefix: str) -> str:
+    """``graph``, then each subgraph (without the prefix), depth first, as onnx's
+    recursion prints them: a subgraph held twice is printed twice, as onnx
+    prints its two copies.  No recursion; a graph that holds itself is found
+    first, by the package's one walk, and refused.
+
+    Raises:
+        EncodeValueError: a graph holds itself.
+    """
+    for step in walk([("GraphProto", graph, None)], _graph_children):
+        del step  # each graph once: only a cycle raises
+    pieces: list[str] = []
+    todo: list[tuple[GraphProto, str]] = [(graph, prefix)]
+    while todo:
+        g, indent = todo.pop()
+        if pieces:  # onnx's warns once per graph printed, subgraphs too
+            warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=3)
+        text, subgraphs = _graph(g, indent)
+        pieces.append(text)
+        todo.extend((sub, "") for sub in reversed(subgraphs))
+    return "\n\n".join(pieces)
 
 
 _DEPRECATED = "Deprecated since 1.19. Consider using onnx.printer.to_text() instead."
@@ -261,35 +300,34 @@ def printable_graph(graph: GraphProto, prefix: str = "") -> str:
     Deprecated in onnx 1.19 (a DeprecationWarning, as onnx's).
 
     Raises:
+        EncodeValueError: (a ``ValueError``) a graph holds itself (built in
+            Python: protobuf cannot), the error ``encode()`` raises for it.
         ValueError: a type or tensor whose data type is no DataType (as onnx).
         KeyError: see :func:`printable_attribute`.
     """
     warnings.warn(_DEPRECATED, DeprecationWarning, stacklevel=2)
-    return _graph(as_message(graph, GraphProto), prefix)
-
-
-def _strip(message: Message) -> None:
-    for f in spec_of(type(message)).fields:
-        if f.name == "doc_string":
-            message.ClearField(f.name)
-        elif f.kind == "message":
-            value = getattr(message, f.slot)  # None when unset: never a stand-in
-            if value is None:
-                continue
-            for item in value if f.repeated else (value,):
-                _strip(item)
+    return _graphs(as_message(graph, GraphProto), prefix)
 
 
 def strip_doc_string(proto: Message) -> None:
     """Unset every ``doc_string`` in ``proto`` and the messages it holds, in place.
 
+    Each message is visited once, however many fields share it; the whole
+    message is walked before any field is unset, so a message that holds
+    itself is refused with nothing changed.
+
     Raises:
         TypeError: ``proto`` is not an onnxdata message (an onnx message
             cannot be changed in place by onnxdata).
+        EncodeValueError: (a ``ValueError``) a message holds itself: the
+            error ``encode()`` raises for it.
     """
     if not is_message(proto):
         raise TypeError(f"proto must be an instance of {Message}.")
-    _strip(proto)
+    root = [(spec_of(type(proto)).name, proto, None)]
+    for step in list(walk(root, message_children)):
+        if "doc_string" in spec_of(type(step.obj)).by_name:
+            step.obj.ClearField("doc_string")
 
 
 printable_graph.__deprecated__ = _DEPRECATED  # type: ignore[attr-defined] # as typing's @deprecated

@@ -17,7 +17,7 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from .._core.codegen import build
+from .._core.codegen import Emitter
 from .._core.foreign import foreign_name
 from .._core.kinds import BOUNDS, is_boolean
 from .._core.mapped import check_view
@@ -188,40 +188,39 @@ def _cloner(cls: type) -> Callable[[Any], Any]:
     found = _CLONERS.get(spec.cls)
     if found is not None:
         return found
-    env: dict[str, Any] = {
-        "new": object.__new__,
-        "C": spec.cls,
-        "view": _view_copied,
-        "container": _container_copied,
-        "element": _copy_element,
-        "kind_of": type,  # not "type": a field may be named so
-    }
+    emit = Emitter(
+        {
+            "new": object.__new__,
+            "C": spec.cls,
+            "view": _view_copied,
+            "container": _container_copied,
+            "element": _copy_element,
+            "kind_of": type,  # not "type": a field may be named so
+        }
+    )
     # Every slot is stored once (a message of slots has no other state).
-    lines = ["def clone(m):", "    n = new(C)"]
-    for f in spec.fields:
-        slot = f.slot
-        if f.kind == "message":
-            env[f"E{slot}"] = f.message
-            lines.append(f"    v = m.{slot}")
-            if f.repeated:  # a list of messages; anything else is kept, for encode() to refuse
-                lines.append(
-                    f"    n.{slot} = kind_of(v)([element(x, E{slot}) for x in v])"
-                    " if isinstance(v, list) else v"
-                )
+    with emit.block("def clone(m):"):
+        emit("n = new(C)")
+        for f in spec.fields:
+            slot = f.slot
+            if f.kind == "message":
+                element = emit.bind(f"E{slot}", f.message)
+                emit(f"v = m.{slot}")
+                if f.repeated:  # a list of messages; anything else is kept, for encode() to refuse
+                    emit(
+                        f"n.{slot} = kind_of(v)([element(x, {element}) for x in v])"
+                        " if isinstance(v, list) else v"
+                    )
+                else:
+                    emit(f"n.{slot} = None if v is None else element(v, {element})")
+            elif f.repeated:
+                emit(f"v = m.{slot}\nn.{slot} = None if v is None else container(v)")
+            elif f.kind in ("bytes", "string"):  # a view (of a mapped file) is copied out
+                emit(f"v = m.{slot}\nn.{slot} = view(v) if v.__class__ is memoryview else v")
             else:
-                lines.append(f"    n.{slot} = None if v is None else element(v, E{slot})")
-        elif f.repeated:
-            lines.append(f"    v = m.{slot}")
-            lines.append(f"    n.{slot} = None if v is None else container(v)")
-        elif f.kind in ("bytes", "string"):  # a view (of a mapped file) is copied out
-            lines.append(f"    v = m.{slot}")
-            lines.append(f"    n.{slot} = view(v) if v.__class__ is memoryview else v")
-        else:
-            lines.append(f"    n.{slot} = m.{slot}")
-    lines.append(f"    n.{UNKNOWN_FIELDS} = view(m.{UNKNOWN_FIELDS})")
-    lines.append("    return n")
-    build("\n".join(lines), f"<onnxdata clone {spec.name}>", env)
-    made: Callable[[Any], Any] = env["clone"]
+                emit(f"n.{slot} = m.{slot}")
+        emit(f"n.{UNKNOWN_FIELDS} = view(m.{UNKNOWN_FIELDS})\nreturn n")
+    made: Callable[[Any], Any] = emit.build(f"<onnxdata clone {spec.name}>")["clone"]
     _CLONERS[spec.cls] = made
     return made
 

@@ -7,7 +7,8 @@ the fast paths' code; numpy's and the lanes' varint code is never called;
 and a broad sample (random messages, and mutations of their bytes: cuts,
 flips, forged lengths, unknown fields) decodes to equal messages, or fails
 with the same error (reason, offset, path), and encodes to the same bytes or
-the same error, on both paths, in both decode modes.
+the same error, on both paths, in both decode modes, each value of the same
+type (a ``bytes`` value or a view).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from onnxdata import (
     SparseTensorProto,
     TensorProto,
 )
-from onnxdata._codec import decode, encode, lanes, npvarints
+from onnxdata._codec import blocks, decode, encode, fastpaths, lanes, npvarints, writers
 from onnxdata._core import switches
 from onnxdata._core.schema import spec_of
 from tests.fuzz import mutate
@@ -44,20 +45,11 @@ pytestmark = pytest.mark.usefixtures("fast_paths")
 
 MESSAGES = [TensorProto, SparseTensorProto, SequenceProto, MapProto, OptionalProto]
 
-# What only the fast paths write: the tail and chain of nested lists, runs of
-# elements read by a helper, the bytes-run reader, inline one-byte reads, and the
-# encoders' tables and caches.
-FAST_ONLY_DECODE = [
-    "msg = sub",
-    "while end - pos > 3",
-    "pos = run_",
-    "varint_run(",
-    "= strings(",  # the bytes-run reader (a field may be named strings)
-    "if v < 0x80",
-    "if n < 0x80",
-    "while True:\n                    ",  # a run of one field read in its own loop
-]
-FAST_ONLY_ENCODE = ["TAGGED_", "HEADS_", "seen_", "bytes_list(", "small_unpacked(", "INTS"]
+# What only the fast paths write, from the registry (_codec/fastpaths.py): the
+# tail and chain of nested lists, runs of elements read by a helper, the
+# bytes-run reader, inline one-byte reads, and the encoders' tables and caches.
+FAST_ONLY_DECODE = [m for p in fastpaths.PATHS if p.side == fastpaths.DECODE for m in p.marks]
+FAST_ONLY_ENCODE = [m for p in fastpaths.PATHS if p.side == fastpaths.ENCODE for m in p.marks]
 
 
 @contextlib.contextmanager
@@ -80,8 +72,8 @@ def test_the_general_sources_hold_no_fast_path(cls: type) -> None:
 
 def test_the_fast_sources_hold_them() -> None:
     # The test above can fail: the same words are in the default sources.
-    decoders = "".join(decode.source(c, copy) for c in MESSAGES for copy in (True, False))
-    encoders = "".join(encode.source(c) for c in MESSAGES)
+    decoders = "".join(sources(c, fastpaths.DECODE) for c in ALL_MESSAGE_TYPES)
+    encoders = "".join(sources(c, fastpaths.ENCODE) for c in ALL_MESSAGE_TYPES)
     assert [s for s in FAST_ONLY_DECODE if s not in decoders] == []
     assert [s for s in FAST_ONLY_ENCODE if s not in encoders] == []
 
@@ -137,7 +129,23 @@ def outcome(cls: type, data: bytes, copy: bool) -> Any:
         m = cls.decode(data, copy=copy)
     except DecodeError as err:
         return ("decode error", err.reason, err.offset, err.path)
-    return m, encoded(m)
+    return m, encoded(m), list(value_types(m))
+
+
+def value_types(m: Any) -> Iterator[tuple[str, type]]:
+    """The type of every value held at every depth: ``==`` takes a view for
+    its bytes, but both paths must also give the same type (a ``bytes``
+    field not declared a view is ``bytes`` in both modes)."""
+    for f in spec_of(type(m)).fields:
+        held = getattr(m, f.slot)
+        if held is None or (f.repeated and not len(held)):  # an empty container: no value
+            continue
+        yield f.name, type(held)
+        if f.kind == "message":
+            for sub in held if f.repeated else [held]:
+                yield from value_types(sub)
+        elif f.kind == "bytes" and f.repeated:
+            yield from ((f.name, type(v)) for v in held)
 
 
 def encoded(m: Any) -> Any:
@@ -237,3 +245,164 @@ def test_bad_values_fail_alike(cls: type, values: dict[str, Any]) -> None:
 
 def spec_slot(cls: type, name: str) -> str:
     return spec_of(cls).by_name[name].slot
+
+
+# -- the registry: each fast path against its general path ------------------------
+# Each fast path of the registry (``_codec/fastpaths.py``) is taken by some
+# declaration, only the fast sources hold its text, and messages of typical
+# values that hold a field taking it (drawn from the schema alone) agree on
+# both paths.
+
+
+def taking(path: fastpaths.FastPath) -> list[type]:
+    """The message classes with a field that takes ``path``."""
+    return [
+        cls
+        for cls in ALL_MESSAGE_TYPES
+        if any(path.takes(spec_of(cls), f) for f in spec_of(cls).fields)
+    ]
+
+
+def sources(cls: type, side: str) -> str:
+    if side == fastpaths.DECODE:
+        return "".join(decode.source(cls, copy) for copy in (True, False))
+    return "".join(encode.source(cls, plan) for plan in (False, True))
+
+
+def test_every_fast_path_is_registered() -> None:
+    # Every field a declaration option asks a fast path for, and every kind
+    # whose fast writer is not its general one, is taken by a registered path.
+    declared = [p for p in fastpaths.PATHS if p.option]
+    for cls in ALL_MESSAGE_TYPES:
+        spec = spec_of(cls)
+        for f in spec.fields:
+            if f.first or f.last or f.runs:
+                assert any(p.takes(spec, f) for p in declared), (spec.name, f.name)
+    for side, tables in [(fastpaths.DECODE, blocks), (fastpaths.ENCODE, writers)]:
+        kinds = {k for k, made in tables.FAST.items() if made is not tables.GENERAL[k]}
+        named = {k for p in fastpaths.PATHS if p.side == side for k in p.kinds}
+        assert kinds <= named, (side, kinds - named)
+
+
+@pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.title)
+def test_each_fast_path_is_taken_and_only_on_the_fast_side(path: fastpaths.FastPath) -> None:
+    classes = taking(path)
+    assert classes, f"no declaration takes {path.title}"
+    fast = "".join(sources(cls, path.side) for cls in classes)
+    assert [m for m in path.marks if m not in fast] == []
+    with general(True):
+        slow = "".join(sources(cls, path.side) for cls in classes)
+    assert [m for m in path.marks if m in slow] == []
+
+
+_SMALL_INTS = [0, 1, 5, 127, 128, 300, -1]
+_TEXTS = ["", "a", "batch", "é", "x" * 127, "y" * 128]
+
+
+def _value(f: Any, depth: int, shaped_only: bool = False) -> st.SearchStrategy[Any]:
+    """A typical value of field ``f``: the forms encoders write most (one-byte
+    integers and lengths, short names), and the edges next to them."""
+    shapes = _declared_shapes(f) if f.kind == "message" else []
+    if f.kind == "enum":
+        one: st.SearchStrategy[Any] = st.sampled_from(sorted(f.enum_values))
+    elif f.kind == "message":
+        one = typical(f.message, depth - 1)
+        if shapes:  # also the elements a declaration reads as a whole
+            shaped = st.sampled_from(shapes).flatmap(lambda o: typical(f.message, depth - 1, o))
+            one = shaped if shaped_only else st.one_of(one, shaped)
+    elif f.kind in ("float", "double"):
+        one = st.sampled_from([0.0, 1.5, -2.0])
+    elif f.kind == "string":
+        one = st.sampled_from(_TEXTS)
+    elif f.kind == "bytes":
+        one = st.sampled_from([t.encode() for t in _TEXTS])
+    else:
+        lo, hi = f.bounds
+        one = st.sampled_from([v for v in _SMALL_INTS if lo <= v <= hi])
+    if not f.repeated:
+        return one
+    if f.kind == "message":  # elements alike but for their bytes (runs), or not
+        alike = [shaped.flatmap(_alike)] if shapes else []
+        return st.one_of(st.lists(one, max_size=3), one.flatmap(_alike), *alike)
+    return st.lists(one, max_size=4)
+
+
+def _alike(element: Any) -> st.SearchStrategy[list[Any]]:
+    """Copies of ``element``, each with its bytes fields' bytes drawn anew (their
+    lengths kept: elements alike but for their payloads, as runs are)."""
+    payloads = [f for f in spec_of(type(element)).fields if f.kind == "bytes" and not f.repeated]
+
+    def copy(fill: int) -> Any:
+        made = type(element)()
+        made.CopyFrom(element)
+        for f in payloads:
+            held = getattr(element, f.slot)
+            if held is not None:
+                setattr(made, f.name, bytes([fill]) * len(held))
+        return made
+
+    return st.lists(st.integers(0, 255).map(copy), min_size=2, max_size=4)
+
+
+def _declared_shapes(f: Any) -> list[tuple[str, ...]]:
+    """The sets of fields an element of ``f`` holds alone in the forms its
+    declaration reads as a whole: the head and payload of ``runs=(...)``; for
+    ``runs="tail"``, the integer fields numbered before ``f`` and ``f``; for
+    ``runs="small"``, any one scalar field."""
+    if isinstance(f.runs, tuple):
+        return [f.runs]
+    element = spec_of(f.message)
+    if f.runs == "tail":
+        ints = ("int32", "int64", "uint64")
+        head = [g.name for g in element.fields if g.number < f.number and g.kind in ints]
+        return [(*head, f.name)]
+    if f.runs == "small":
+        return [(g.name,) for g in element.fields if g.kind != "message" and not g.repeated]
+    return []
+
+
+@st.composite
+def _typical(draw: Any, cls: type, depth: int, only: tuple[str, ...], must: str) -> Any:
+    fields = [f for f in spec_of(cls).fields if f.kind != "message" or depth > 0]
+    if must:
+        fields = [f for f in fields if f.name == must] + [
+            f for f in fields if f.name != must and draw(st.integers(0, 2)) == 0
+        ]
+    elif only:
+        fields = [f for f in fields if f.name in only]
+    elif draw(st.booleans()):  # one field alone: the form of a shape's dimension
+        fields = [draw(st.sampled_from(fields))] if fields else []
+    else:
+        fields = [f for f in draw(st.permutations(fields)) if draw(st.integers(0, 2)) == 0]
+    values: dict[str, Any] = {}
+    taken: set[str] = set()
+    for f in fields:
+        if f.slot not in taken:  # one member of a oneof
+            values[f.name] = draw(_value(f, depth, bool(only)))  # shapes all the way down
+            taken.update(f.siblings)
+    return cls(**values)
+
+
+def typical(
+    cls: type, depth: int = 3, only: tuple[str, ...] = (), must: str = ""
+) -> st.SearchStrategy[Any]:
+    """``cls`` messages of typical values, from the schema alone: each field
+    set or not (so elements of one field are common), or exactly the fields
+    ``only``, or field ``must`` and others; sub-messages a few deep."""
+    return _typical(cls, depth, only, must)
+
+
+@pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.title)
+@settings(max_examples=ms.scaled(0.1), deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), seed=st.integers(0, 2**32 - 1))
+def test_each_fast_path_agrees_with_its_general_path(
+    path: fastpaths.FastPath, data: st.DataObject, seed: int
+) -> None:
+    cls = data.draw(st.sampled_from(taking(path)))
+    spec = spec_of(cls)
+    taken = data.draw(st.sampled_from([f.name for f in spec.fields if path.takes(spec, f)]))
+    # Mostly typical messages holding a field that takes the path, whose forms
+    # the fast paths are for; some of any form.
+    held = typical(cls, must=taken)
+    made = st.one_of(held, held, held, ms.messages_of(cls, 3, big=False))
+    _message_and_mutations(data.draw(made), seed)

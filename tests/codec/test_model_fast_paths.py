@@ -4,11 +4,12 @@ Three fast paths serve graphs: strings read inline, a repeated string field
 (a node's inputs and outputs) read as a run; a closed enum's one-byte value
 known without a call (``AttributeProto.type``); and the small elements of a
 field declared ``runs="small"`` (a shape's dimensions) made inline.  Here:
-only the fast sources hold them; byte tables of each form and its edge cases
-(two-byte lengths and values, bad UTF-8, unnamed enum values, lengths past
-the end, unknown fields) and the onnx package's models, whole and mutated,
-decode alike on both paths in both modes, and the valid ones re-encode to
-what protobuf (upb) writes.
+only the fast sources hold them (the text of every path of the registry,
+``_codec/fastpaths.py``, that a field of a model message takes); byte
+tables of each form and its edge cases (two-byte lengths and values, bad
+UTF-8, unnamed enum values, lengths past the end, unknown fields) and the
+onnx package's models, whole and mutated, decode alike on both paths in
+both modes, and the valid ones re-encode to what protobuf (upb) writes.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import onnx
 import pytest
 
 from onnxdata import AttributeProto, ModelProto, NodeProto, TensorShapeProto
-from onnxdata._codec import decode
+from onnxdata._codec import decode, fastpaths
 from onnxdata._core import switches
+from onnxdata._core.schema import spec_of
 from tests.support import wirekit as wk
+from tests.support.oracle import MODEL_MESSAGE_TYPES
 
 pytestmark = pytest.mark.usefixtures("fast_paths")
 
@@ -34,28 +37,44 @@ OURS_TO_ONNX: dict[type, Any] = {
     TensorShapeProto: onnx.TensorShapeProto,
 }
 
-FAST_ONLY = {
-    NodeProto: ['str(buf[pos : pos + n], "utf-8", "surrogateescape")', "== 10:\n"],
-    AttributeProto: ["in short_type"],
-    TensorShapeProto: ["sub._dim_value = buf[pos + 1]", "sub._dim_param = str("],
-}
+# Each model message and each fast path of the registry a field of it takes:
+# the text only that path's code holds (``_codec/fastpaths.py``).
+TAKEN = [
+    (cls, path)
+    for cls in MODEL_MESSAGE_TYPES
+    for path in fastpaths.PATHS
+    if path.side == fastpaths.DECODE
+    and path.marks
+    and any(path.takes(spec_of(cls), f) for f in spec_of(cls).fields)
+]
+
+
+def test_the_registry_names_the_paths_of_graphs() -> None:
+    # Strings inline and in runs, closed enums, small elements: each taken here.
+    names = {path.title for _, path in TAKEN}
+    assert {"strings inline, runs of strings", "closed enums' one-byte values"} <= names
+    assert (TensorShapeProto, "small elements made inline") in {
+        (cls, path.title) for cls, path in TAKEN
+    }
 
 
 def _general(monkeypatch: pytest.MonkeyPatch, on: bool) -> None:
     monkeypatch.setattr(switches, "GENERAL_PATHS", on)
 
 
-@pytest.mark.parametrize("cls", list(FAST_ONLY))
+@pytest.mark.parametrize(
+    ("cls", "path"), TAKEN, ids=[f"{c.__qualname__}-{p.title}" for c, p in TAKEN]
+)
 def test_only_the_fast_sources_hold_the_model_paths(
-    cls: type, monkeypatch: pytest.MonkeyPatch
+    cls: type, path: fastpaths.FastPath, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for copy in (True, False):
         fast = decode.source(cls, copy)
-        assert [s for s in FAST_ONLY[cls] if s not in fast] == []
+        assert [s for s in path.marks if s not in fast] == []
         _general(monkeypatch, True)
         slow = decode.source(cls, copy)
         _general(monkeypatch, False)
-        assert [s for s in FAST_ONLY[cls] if s in slow] == []
+        assert [s for s in path.marks if s in slow] == []
 
 
 def outcome(cls: type, data: bytes, copy: bool) -> Any:
