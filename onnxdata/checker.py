@@ -178,6 +178,8 @@ def check_model(
         ValueError: bytes above :data:`MAXIMUM_PROTOBUF` or that do not
             decode (onnx's texts).
         TypeError: ``model`` is not a model, bytes or a path.
+        MappedFileError: (an ``OSError``) sparse indices are views of a file
+            loaded with ``mmap=True`` that shrank since.
 
     Warns:
         RuntimeWarning: ``full_check=True``: shape inference did not run.

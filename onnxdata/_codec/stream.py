@@ -32,6 +32,7 @@ from __future__ import annotations
 from array import array
 
 from .._core.errors import EncodeError
+from .._core.mapped import check_target
 from .._core.wire import MAX_DEPTH, encode_varint
 from .._core.writing import write_all
 from .encode import Plan, check_sub, encoder, length_delimited, too_large
@@ -239,10 +240,14 @@ def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:
         OSError, TypeError: ``file.write`` failed or broke the I/O contract
             (see ``_core/writing.py``); ``file`` has no ``write``.
         RuntimeError: the message changed while it was written.
+        MappedFileError: (an ``OSError``) ``file`` is a file the package
+            mapped (``mmap=True``): nothing is written (see
+            ``_core/mapped.check_target``).
     """
     cls = type(msg)
     encode = encoder(cls, True)
     write = writer_of(file)
+    check_target(file)
     sizes: array[int] = array("q")
     try:
         total = encode(msg, Measure(sizes), MAX_DEPTH)

@@ -112,12 +112,16 @@ class ValidationError(ValueError):
 
 
 class MappedFileError(OSError):
-    """A file loaded with ``mmap=True`` shrank under its mapping.
+    """A file loaded with ``mmap=True`` shrank under its mapping, or would be
+    written in place.
 
     Raised by the package's own readers of a mapped model (encoding, saving,
     ``to_array``, ``==``, the text format, JSON, copies) before they touch the
     mapping: reading past the file's new end would kill the process with
-    ``SIGBUS``.  ``filename`` is the file.
+    ``SIGBUS``.  Raised too by a stream into a file object (``encode_to``,
+    ``save_model(m, f)``, ``SequenceWriter``) that is a mapped file not opened
+    to append, before a byte is written: the mapped bytes would be overwritten
+    while they are read.  ``filename`` is the file.
     """
 
     def __str__(self) -> str:

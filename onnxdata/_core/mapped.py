@@ -43,7 +43,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["LIVE", "FileMapping", "check_value", "check_view", "is_mapped", "map_file", "watched"]
+__all__ = [
+    "LIVE",
+    "FileMapping",
+    "check_target",
+    "check_value",
+    "check_view",
+    "is_mapped",
+    "map_file",
+    "watched",
+]
 
 
 class _Source:
@@ -115,6 +124,54 @@ def check_view(view: Any) -> None:
             return
         if source is not None:
             source.check()
+
+
+def check_target(file: Any) -> None:
+    """Before writing into the open file object ``file`` in place: raise if a
+    live mapping is of that very file.  A message loaded with ``mmap=True``
+    and streamed into its own file (``open(p, "r+b")``) read its bytes from
+    the pages it had just overwritten: a grown header shifted the weights
+    over themselves, and the save reported success over corrupt weights.
+    Anything without a descriptor (``BytesIO``), and everything while nothing
+    is mapped, passes at no cost.
+
+    Raises:
+        MappedFileError: (an ``OSError``) ``file`` is a file mapped by the
+            package; nothing was written.
+    """
+    if not LIVE:
+        return
+    fileno = getattr(file, "fileno", None)
+    try:
+        fd = fileno() if callable(fileno) else None
+        st = os.fstat(fd) if isinstance(fd, int) else None
+    except (OSError, ValueError, TypeError):  # io.UnsupportedOperation is both of the first
+        return
+    if st is None or _appends(fd):  # what is appended lies past every mapped byte
+        return
+    for source in list(LIVE.values()):
+        if source.ident == (st.st_dev, st.st_ino):
+            shown = os.fsdecode(source.path)
+            err = MappedFileError(
+                f"{shown!r} is mapped (loaded with mmap=True) and would be written in "
+                "place: the bytes being written would overwrite those still to be read; "
+                "save to the path instead (it is replaced by a rename), or load without "
+                "mmap=True"
+            )
+            err.filename = shown
+            raise err
+
+
+def _appends(fd: Any) -> bool:
+    """Whether every write to ``fd`` goes to the file's end (``O_APPEND``)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no such flag to read
+        return False
+    try:
+        return bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND)
+    except OSError:
+        return False
 
 
 def check_value(value: Any) -> None:

@@ -60,6 +60,12 @@ def name_max(folder: str) -> int | None:
     return found if found > 0 else None  # -1: no limit
 
 
+def _owner(fd: int) -> tuple[int, int]:
+    """The owner and group of the open file ``fd``."""
+    st = os.fstat(fd)
+    return st.st_uid, st.st_gid
+
+
 def temporary_name(limit: int | None) -> str:
     """A fresh random name for a temporary, of at most ``limit`` bytes.
 
@@ -321,6 +327,13 @@ class AtomicFile:
                     break
                 except FileExistsError:  # pragma: no cover - 64 random bits collided
                     continue
+                except OSError as exc:
+                    if exc.errno not in (errno.EACCES, errno.EPERM, errno.EROFS):
+                        raise
+                    # The file itself may be writable: say that its folder is not.
+                    why = f"{exc.strerror}: cannot create a temporary file in its folder "
+                    raise OSError(exc.errno, why + "(it is replaced atomically through one)",
+                                  self.path) from None  # fmt: skip
             self._keep_mode(temp)
             self.file = temp.open_file()
         except BaseException as exc:
@@ -334,13 +347,22 @@ class AtomicFile:
         return None if self._through is not None else self._temp.name
 
     def _keep_mode(self, temp: _Temporary) -> None:
-        """A file replaced keeps its permission bits."""
+        """A file replaced keeps its permission bits, and its owner and group
+        where the writer may give them (root, or a group it is in): run as
+        root, a save over a user's file left it root's, which the user could
+        then no longer write, where onnx's write in place keeps the owner.
+        Ownership is set first, since changing it clears set-id bits."""
         try:
-            mode = os.stat(self.path).st_mode & 0o7777
+            st = os.stat(self.path)
         except OSError:
             return
-        if hasattr(os, "fchmod") and temp.desc is not None:
-            os.fchmod(temp.desc.fd, mode)
+        if temp.desc is None:  # pragma: no cover - the temporary is always opened by descriptor
+            return
+        if hasattr(os, "fchown") and (st.st_uid, st.st_gid) != _owner(temp.desc.fd):
+            with contextlib.suppress(PermissionError):
+                os.fchown(temp.desc.fd, st.st_uid, st.st_gid)
+        if hasattr(os, "fchmod"):
+            os.fchmod(temp.desc.fd, st.st_mode & 0o7777)
 
     def commit(self) -> None:
         """Make the complete file durable and rename it over the target (or,

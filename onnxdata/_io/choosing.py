@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import os
 
+from .._codec.decode import too_large
+from .._core.errors import DecodeError
 from .formats import registry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
+
+    from .._messages.declarations import Message
 
 __all__ = [
     "DEFAULT_FORMAT",
@@ -26,6 +30,7 @@ __all__ = [
     "has_method",
     "is_path",
     "names_a_model",
+    "read_object",
 ]
 
 DEFAULT_FORMAT = "protobuf"
@@ -81,3 +86,43 @@ def has_method(f: Any, method: str) -> bool:
 def is_path(f: Any) -> bool:
     """Whether ``f`` names a file: ``str``, ``bytes`` or ``os.PathLike``."""
     return isinstance(f, (str, bytes, os.PathLike))
+
+
+def read_object(f: Any, max_size: int | None, cls: type[Message]) -> Any:
+    """What the file object ``f`` holds (what its ``read`` gives), read no
+    further than ``max_size + 1`` bytes: a ``max_size`` holds for a file
+    object as for a path, instead of being dropped after the whole stream was
+    read into memory.  A text stream's size is its UTF-8 length.  Something
+    ``read`` gives that is neither bytes nor text is returned as it is, for
+    the caller's ``TypeError``.
+
+    Raises:
+        DecodeError: (a ``ValueError``) more than ``max_size`` bytes, with the
+            error ``cls.decode`` gives for too large an input.
+        OSError: as ``f.read``.
+    """
+    if max_size is None:
+        return f.read()
+    want = max(max_size, 0) + 1
+    data = f.read(want)
+    if not isinstance(data, (bytes, bytearray, memoryview, str)):
+        return data
+    parts: list[Any] = [data]
+    got = len(data)
+    while 0 < got < want:  # a raw stream (a pipe, a socket) may give less than asked
+        more = f.read(want - got)
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    if len(parts) > 1:
+        data = "".join(parts) if isinstance(data, str) else b"".join(parts)
+    size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+    if size > max_size:
+        err = too_large(cls, size, max_size)
+        if len(data) >= want:  # read no further: the stream holds at least this much
+            text = f"the file object holds more than max_size={max_size} bytes"
+            err = DecodeError(text, err.offset)
+            err.within(cls.__qualname__)
+        raise err
+    return data

@@ -24,9 +24,17 @@ import os
 from .._codec.decode import as_read_only_view
 from .._codec.stream import encode_to
 from .._core.foreign import foreign_name
-from .._messages.declarations import Message
+from .._messages.declarations import Message, TensorProto
 from .._messages.graphs import ModelProto
-from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path, names_a_model
+from .choosing import (
+    DEFAULT_FORMAT,
+    choose_format,
+    file_path,
+    has_method,
+    is_path,
+    names_a_model,
+    read_object,
+)
 from .files import detect
 from .files import load as load_file
 from .files import save as save_file
@@ -85,10 +93,13 @@ def load(
     if wants_model:
         return load_model(f, format, load_external_data, mmap=mmap, copy=copy, max_size=max_size)
     if type is not None and format is not None:
-        data = f.read() if has_method(f, "read") else _read_path(f, max_size, type)
+        if has_method(f, "read"):
+            data = read_object(f, max_size, type)
+        else:
+            data = _read_path(f, max_size, type)
         return registry.get(format).deserialize_proto(data, type())
     if has_method(f, "read"):
-        data = f.read()
+        data = read_object(f, max_size, TensorProto if type is None else type)
         if not isinstance(data, (bytes, bytearray, memoryview)):
             kind = builtins.type(data)
             raise TypeError(f"Parameter 'serialized' must be bytes, but got type: {kind}")

@@ -51,7 +51,7 @@ import weakref
 from functools import partial
 
 from .._core.errors import ValidationError
-from .._core.mapped import map_file
+from .._core.mapped import check_value, map_file
 from .._core.writing import write_all
 from .._messages.declarations import TensorProto
 from .atomic import sync_folder
@@ -374,10 +374,13 @@ def write_external_data(tensor: TensorProto, base_dir: str, data: Any) -> tuple[
             offset before the end of the file or too far past it.
         ValueError: ``offset``/``length`` entries that are not integers.
         OSError: the file cannot be created, opened or written (a directory
-            on its path does not exist: ``FileNotFoundError``).
+            on its path does not exist: ``FileNotFoundError``); ``data`` is a
+            view of a file mapped with ``mmap=True`` that shrank
+            (``MappedFileError``, before anything is written).
     """
     info = ExternalDataInfo(tensor)
     name = tensor.name or ""
+    check_value(data)  # a view of a mapped file that shrank: MappedFileError, not EFAULT
     view = memoryview(data).cast("B")
     with _open(base_dir or ".", info.parts, name, write=True) as desc, _exclusive(desc.fd):
         fd = desc.fd

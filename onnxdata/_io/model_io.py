@@ -34,7 +34,7 @@ from .._core.walk import refuse_cycles
 from .._core.writing import write_all
 from .._messages.graphs import ModelProto
 from .atomic import AtomicFile
-from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path
+from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path, read_object
 from .external import ExternalMaps, uses_external_data
 from .external_marks import model_to_external, refuse_own_file, write_marked
 from .files import load as load_file
@@ -123,7 +123,10 @@ def load_model(
     (the package's readers raise ``MappedFileError`` if one shrank; reading a
     view after that kills the process: see ``files.load``).  The file's size
     is checked against ``max_size`` before anything is read, and no more than
-    that size is read or mapped.
+    that size is read or mapped (from a file object: no more than
+    ``max_size + 1`` bytes are read).  ``max_size`` bounds the model's own
+    file, not its external data, which is read as far as each tensor's
+    ``length`` within its file's size.
 
     Raises:
         DecodeError: (a ``ValueError``) the bytes are not a valid ModelProto
@@ -139,7 +142,7 @@ def load_model(
     """
     fmt = choose_format(format, f)
     if has_method(f, "read"):
-        model = _deserialize(f.read(), fmt, copy)  # type: ignore[union-attr]
+        model = _deserialize(read_object(f, max_size, ModelProto), fmt, copy)
     elif is_path(f):
         if fmt == DEFAULT_FORMAT:
             model = load_file(f, ModelProto, mmap=mmap, copy=copy, max_size=max_size)

@@ -20,6 +20,7 @@ from .._codec.decode import decode_part
 from .._codec.encode import attach
 from .._codec.stream import Emit, Measure, Sink, changed, writer_of
 from .._core.errors import DecodeError, EncodeError
+from .._core.mapped import check_target
 from .._core.schema import spec_of
 from .._core.wire import LEN, MAX_DEPTH, read_length, read_tag, skip_field
 from .._messages.declarations import Message, SequenceProto
@@ -122,7 +123,10 @@ class SequenceWriter:
                 that is full: its ``characters_written`` counts the bytes the
                 file took since the writer was made); the writer is then
                 broken: later calls raise ValueError, and a path's target is
-                never replaced.
+                never replaced.  ``MappedFileError`` (an ``OSError``): the
+                file written is one the package mapped (``mmap=True``) and
+                not opened to append; nothing is written and the writer is
+                as it was.
         """
         if self._closed:
             raise ValueError("append() on a closed SequenceWriter")
@@ -135,6 +139,7 @@ class SequenceWriter:
             attach(err, self._field)
             err.within("SequenceProto")
             raise
+        check_target(self._file)  # an element mapped from the file being written
         before = self._sink.written
         try:
             Emit(self._sink, iter(sizes).__next__).sub(self._tag, element, self._cls, MAX_DEPTH)

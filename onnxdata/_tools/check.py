@@ -113,6 +113,9 @@ def check(message: Message) -> list[Violation]:
     Raises:
         TypeError: ``message`` is not a message of ``onnx-ml.proto``
             (onnxdata's or onnx's).
+        MappedFileError: (an ``OSError``) a tensor's values are views of a
+            file loaded with ``mmap=True`` that shrank since (reading them
+            would kill the process with ``SIGBUS``).
     """
     try:
         spec = spec_of(type(message))

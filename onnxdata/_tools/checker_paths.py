@@ -70,11 +70,27 @@ def resolve_external_data_location(base_dir: str, location: str, tensor_name: st
         fail("Data of TensorProto ( tensor name: ", tensor_name, ") should be file inside '",
              base_dir, "', but '", location, "' points outside the directory.")  # fmt: skip
     data_path = _join(base_dir, relative)
-    if os.path.islink(data_path):
+    # The system calls see the path up to its first NUL, as C++'s c_str() hands it
+    # over ("d.bin\0x" is d.bin to onnx); Python's would raise "embedded null byte".
+    on_disk = data_path.split("\0", 1)[0]
+    if os.path.islink(on_disk):
         fail("Data of TensorProto ( tensor name: ", tensor_name, ") should be stored in ",
              data_path, ", but it is a symbolic link.")  # fmt: skip
     if data_path.startswith("#"):
         return data_path
+    real = os.path.realpath(on_disk)
+    if base_dir:
+        base = os.path.realpath(base_dir)
+        if not (real.startswith(base.rstrip("/") + "/") or real == base):
+            fail("Tensor ", tensor_name, " external data resolves outside model directory.")
+    if not os.path.isfile(on_disk):
+        fail("Data of TensorProto ( tensor name: ", tensor_name, ") should be stored in ",
+             data_path, ", but it is not regular file.")  # fmt: skip
+    if os.stat(on_disk).st_nlink > 1:
+        fail("Data of TensorProto ( tensor name: ", tensor_name, ") should be stored in ",
+             data_path, ", but it has multiple hard links, indicating a potential hardlink "
+             "attack.")  # fmt: skip
+    return data_path
     real = os.path.realpath(data_path)
     if base_dir:
         base = os.path.realpath(base_dir)

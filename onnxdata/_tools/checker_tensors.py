@@ -19,6 +19,7 @@ import sys
 from array import array
 
 from .._core.access import held
+from .._core.mapped import check_view
 from .._messages.declarations import (
     MapProto,
     OptionalProto,
@@ -212,6 +213,7 @@ def _index_data(indices: Any, nelem: int) -> list[int]:
                  "elements ", nelem, " does not match the actual num elements ",
                  len(data))  # fmt: skip
         return list(data)
+    check_view(indices.raw_data)  # of a mapped file that shrank: an error, not SIGBUS
     raw = bytes(indices.raw_data)
     if len(raw) // 8 < nelem:
         fail("[ShapeInferenceError] Data size mismatch. Tensor: ", name, " has ", len(raw),

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from .._core.codegen import Emitter
 from .._core.foreign import foreign_name
 from .._core.kinds import BOUNDS, is_boolean
+from .._core.mapped import check_view
 from .._core.schema import UNKNOWN_FIELDS, FieldSpec, is_message, spec_of
 from .._core.wire import to_float32
 from .._messages.convert import as_message
@@ -167,7 +168,12 @@ _CLONERS: dict[type, Callable[[Any], Any]] = {}
 
 
 def _view_copied(value: Any) -> Any:
-    return bytes(value) if type(value) is memoryview else value
+    """``value``, a view copied out of its buffer; a view of a mapped file that
+    shrank raises ``MappedFileError`` (copying it was a ``SIGBUS``)."""
+    if type(value) is memoryview:
+        check_view(value)
+        return bytes(value)
+    return value
 
 
 def _container_copied(value: Any) -> Any:
@@ -210,7 +216,7 @@ def _cloner(cls: type) -> Callable[[Any], Any]:
             elif f.repeated:
                 emit(f"v = m.{slot}\nn.{slot} = None if v is None else container(v)")
             elif f.kind in ("bytes", "string"):  # a view (of a mapped file) is copied out
-                emit(f"v = m.{slot}\nn.{slot} = bytes(v) if v.__class__ is memoryview else v")
+                emit(f"v = m.{slot}\nn.{slot} = view(v) if v.__class__ is memoryview else v")
             else:
                 emit(f"n.{slot} = m.{slot}")
         emit(f"n.{UNKNOWN_FIELDS} = view(m.{UNKNOWN_FIELDS})\nreturn n")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 from array import array
 
+from .._core.mapped import LIVE, check_value
 from .._core.schema import spec_of
 from .._io.external import parse_count, split_location
 from .._messages.datatypes import (
@@ -107,6 +108,10 @@ class TensorView:
         self.segment: Any = t["segment"]
         self.raw: Any = t[_RAW]
         self.stored = {name: t[name] for name in STORAGE_FIELDS}
+        if LIVE:  # values read from a mapped file that shrank: an error, not SIGBUS
+            check_value(self.raw)
+            for values in self.stored.values():
+                check_value(values)
         # The storage fields that hold values, in declaration order, raw_data last.
         self.used = [name for name, values in self.stored.items() if len(values)]
         if self.raw is not None and len(self.raw):  # an empty raw_data holds no values

@@ -17,6 +17,9 @@
 
 from __future__ import annotations
 
+import gc
+import io
+import json
 import os
 import signal
 import subprocess
@@ -134,7 +137,7 @@ _SHRUNK = """
 import copy, os, pickle, sys
 import numpy as np
 import onnxdata
-from onnxdata import MappedFileError, TensorProto, json_format, numpy_helper
+from onnxdata import MappedFileError, TensorProto, checker, json_format, numpy_helper
 from onnxdata._core import mapped
 from tests.io.test_loads_own_their_bytes import weights_model
 
@@ -158,7 +161,14 @@ f_path = os.path.join(folder, "f.pb")
 onnxdata.save(floats, f_path)
 packed = onnxdata.load(f_path, TensorProto, mmap=True)
 assert type(packed.float_data) is memoryview
-for p in (path, t_path, f_path):
+s_path = os.path.join(folder, "s.onnx")
+values = numpy_helper.from_array(np.arange(4000, dtype=np.float32), "v")
+indices = numpy_helper.from_array(np.arange(4000, dtype=np.int64), "i")
+sparse = onnxdata.helper.make_sparse_tensor(values, indices, [8000])
+onnxdata.save_model(onnxdata.helper.make_model(
+    onnxdata.helper.make_graph([], "g", [], [], sparse_initializer=[sparse])), s_path)
+sparse_model = onnxdata.load_model(s_path, mmap=True)
+for p in (path, t_path, f_path, s_path):
     with open(p, "wb") as f:
         f.write(b"\\x08\\x01")
 checks = {
@@ -166,6 +176,9 @@ checks = {
     "encode": model.encode,
     "ByteSize": model.ByteSize,
     "save_model": lambda: onnxdata.save_model(model, os.path.join(folder, "other.onnx")),
+    "save_model external": lambda: onnxdata.save_model(
+        model, os.path.join(folder, "other.onnx"), save_as_external_data=True,
+        location="other.bin", size_threshold=0),
     "to_array": lambda: numpy_helper.to_array(model.graph.initializer[0]),
     "save_tensor": lambda: onnxdata.save_tensor(tensor, os.path.join(folder, "t2.pb")),
     "tensor to_array": lambda: numpy_helper.to_array(tensor),
@@ -178,13 +191,20 @@ checks = {
     "pickle": lambda: pickle.dumps(model),
     "CopyFrom": lambda: onnxdata.ModelProto().CopyFrom(model),
     "float str": lambda: str(packed),
+    "check": lambda: onnxdata.check(model),
+    "make_sequence": lambda: onnxdata.helper.make_sequence("s", 1, [tensor]),
+    "make_attribute": lambda: onnxdata.helper.make_attribute("a", tensor),
+    "make_graph": lambda: onnxdata.helper.make_graph([], "g", [], [], [tensor]),
+    "checker sparse": lambda: checker.check_model(sparse_model),
+    "check_sparse_tensor": lambda: checker.check_sparse_tensor(
+        sparse_model.graph.sparse_initializer[0]),
 }
 for name, call in checks.items():
     try:
         call()
     except MappedFileError as err:
         assert isinstance(err, OSError) and "shrank" in str(err), (name, str(err))
-        assert err.filename in (path, t_path, f_path), (name, err.filename)
+        assert err.filename in (path, t_path, f_path, s_path), (name, err.filename)
     else:
         raise AssertionError(name + " did not raise")
 with open(path, "wb") as f:
@@ -195,6 +215,7 @@ with open(path, "wb") as f:
     else:
         raise AssertionError("save_model onto the open file did not raise")
 assert not os.path.exists(os.path.join(folder, "other.onnx"))
+assert not os.path.exists(os.path.join(folder, "other.bin"))  # was EFAULT after writing it
 # Shrunk between the mapping and the decoding: the load itself says so.
 late = os.path.join(folder, "late.pb")
 onnxdata.save(floats, late)
@@ -340,3 +361,114 @@ def test_max_size_holds_for_a_file_grown_after_the_check(
     assert path.stat().st_size > 1 << 20
     with pytest.raises(DecodeError, match="is more than max_size=100"):
         onnxdata.load(path, TensorProto, mmap=mmap, max_size=100)
+
+
+class _Trickle(io.RawIOBase):
+    """A raw stream (a pipe's way) that gives at most 7 bytes a read and counts what it gave."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.given = data, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = min(len(b), 7, len(self.data) - self.given)
+        b[:n] = self.data[self.given : self.given + n]
+        self.given += n
+        return n
+
+
+_MAX_SIZE_READERS = {
+    "load_model": lambda f, n: onnxdata.load_model(f, max_size=n),
+    "load_model json": lambda f, n: onnxdata.load_model(f, "json", max_size=n),
+    "load detecting": lambda f, n: onnxdata.load(f, max_size=n),
+    "load typed": lambda f, n: onnxdata.load(f, type=onnxdata.ModelProto, max_size=n),
+    "load typed json": lambda f, n: onnxdata.load(f, "json", type=onnxdata.ModelProto, max_size=n),
+}
+
+
+@pytest.mark.parametrize(
+    ("reader", "stream"),
+    [
+        (reader, stream)
+        for reader in sorted(_MAX_SIZE_READERS)
+        for stream in ["BytesIO", "raw, 7 bytes a read", "text"]
+        if stream != "text" or reader.endswith("json")  # text is read by the text formats only
+    ],
+)
+def test_max_size_holds_for_a_file_object(reader: str, stream: str) -> None:
+    # A file object's whole stream was read and max_size dropped: 40 MB would
+    # have been read under max_size=100.  Now no more than max_size + 1 bytes
+    # are read, and exactly max_size bytes are accepted, as from a path.
+    read = _MAX_SIZE_READERS[reader]
+    model = helper.make_model(helper.make_graph([], "g" * 60, [], []))
+    data = model.SerializeToString()
+    if reader.endswith("json"):
+        data = onnxdata.json_format.MessageToJson(model).encode()
+
+    def open_stream(b: bytes) -> Any:
+        if stream == "BytesIO":
+            return io.BytesIO(b)
+        if stream == "text":
+            return io.StringIO(b.decode())
+        return _Trickle(b)
+
+    assert read(open_stream(data), len(data)) == model
+    big = open_stream(data + b" " * 40_000_000 if reader.endswith("json") else data * 2)
+    with pytest.raises(DecodeError, match=f"more than max_size={len(data) - 1}"):
+        read(big, len(data) - 1)
+    if isinstance(big, _Trickle):
+        assert big.given == len(data)
+    if stream == "text":  # a text stream's size is its UTF-8 length
+        text = json.dumps({"docString": "é" * 10}, ensure_ascii=False)  # 27 characters
+        with pytest.raises(DecodeError, match="37 bytes is more than max_size=30"):
+            read(io.StringIO(text), 30)
+        assert read(io.StringIO(text), len(text.encode())).doc_string == "é" * 10
+
+
+def _grown(model: Any) -> Any:
+    model.producer_name = "x" * 5000  # the header grows: the weights move past their old place
+    return model
+
+
+@pytest.mark.parametrize("writer", ["save_model", "save", "encode_to", "SequenceWriter"])
+def test_a_mapped_model_is_not_streamed_into_its_own_file(tmp_path: Path, writer: str) -> None:
+    # A model loaded with mmap=True and saved into its own file opened "r+b"
+    # read its weights from the pages it had just overwritten: the save
+    # reported success and the file's weights were corrupt.  Refused now,
+    # before a byte is written; appending (nothing mapped is overwritten), and
+    # the same idioms on a model loaded by default, work as with onnx.
+    path = tmp_path / "m.onnx"
+    onnxdata.save_model(weights_model(), path)
+    before = path.read_bytes()
+    expected = _grown(onnx.load(path)).SerializeToString()
+
+    def write(f: Any, model: Any) -> None:
+        if writer == "save_model":
+            onnxdata.save_model(model, f)
+        elif writer == "save":
+            onnxdata.save(model, f)
+        elif writer == "encode_to":
+            model.encode_to(f)
+        else:
+            with onnxdata.SequenceWriter(f, onnxdata.SequenceProto.TENSOR) as w:
+                w.append(model.graph.initializer[0])
+
+    mapped_model = _grown(onnxdata.load_model(path, mmap=True))
+    with open(path, "r+b") as f, pytest.raises(onnxdata.MappedFileError, match="written in place"):
+        write(f, mapped_model)
+    assert path.read_bytes() == before
+    with open(path, "ab") as f:
+        write(f, mapped_model)
+    assert path.read_bytes().startswith(before) and path.stat().st_size > len(before)
+    del mapped_model  # its mapping goes with it: the file is no longer one the package maps
+    gc.collect()
+    assert mapped.watched() == 0
+    path.write_bytes(before)
+    owned = _grown(onnxdata.load_model(path))
+    with open(path, "r+b") as f:
+        write(f, owned)
+    if writer != "SequenceWriter":
+        assert path.read_bytes() == expected  # onnx's bytes, as onnx writes them
+        assert onnx.load(path) == _grown(onnx.load_from_string(before))

@@ -437,3 +437,71 @@ def test_corpus_force_never_removes_a_fifo_or_device(
     assert err.count("\n") == 1 and "is a device, FIFO or socket" in err
     assert stat.S_ISFIFO(os.stat(out / name).st_mode)
     assert sorted(p.name for p in out.iterdir()) == [name], "nothing was written"
+
+
+@pytest.mark.parametrize("name", sorted(WRITERS))
+def test_a_replaced_file_keeps_its_owner_as_onnx_s_write_in_place_does(
+    name: str, tmp_path: Path
+) -> None:
+    # Run as root, a save over a user's file renamed root's temporary over it:
+    # the file became root's, and a 0600 file then unwritable by its user.
+    # onnx writes in place and keeps the owner; the atomic save now gives the
+    # temporary the target's owner and group (and mode) before the rename.
+    if not hasattr(os, "fchown") or os.geteuid() != 0:
+        pytest.skip("only root may give a file to another user")
+    target = tmp_path / "mine"
+    by_onnx = tmp_path / "by-onnx"
+    for path in (target, by_onnx):
+        path.write_bytes(b"old")
+        os.chown(path, 1234, 5678)
+        os.chmod(path, 0o4640)  # set-user-id survives only when set after the owner
+    onnx.save_model(_model(), by_onnx)
+    WRITERS[name](target)
+    assert target.read_bytes() == _expected(name, tmp_path)
+    st, onnx_st = target.stat(), by_onnx.stat()
+    assert (st.st_uid, st.st_gid) == (onnx_st.st_uid, onnx_st.st_gid) == (1234, 5678)
+    assert stat.S_IMODE(st.st_mode) == 0o4640
+
+
+def test_a_file_in_a_folder_that_takes_no_new_file_is_refused_naming_the_folder(
+    tmp_path: Path,
+) -> None:
+    # The file is writable, its folder is not: onnx writes in place; the
+    # atomic save cannot make its temporary, and said only "Permission
+    # denied: <the file>", which the file's own permissions contradict.  The
+    # error (and the command's one line) now says it is the folder; the file
+    # is left as it was.
+    import shutil
+
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    target = folder / "m.onnx"
+    target.write_bytes(b"old")
+    target.chmod(0o666)
+    folder.chmod(0o555)
+    np.save(tmp_path / "a.npy", np.arange(3, dtype=np.float32))
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        import onnxdata
+        try:
+            onnxdata.save(onnxdata.TensorProto(name="t"), {str(target)!r})
+        except PermissionError as exc:
+            print(exc)
+        from onnxdata.cli import main
+        sys.exit(main(["from-npy", {str(tmp_path / "a.npy")!r}, "-o", {str(target)!r}]))
+    """)
+    command = [sys.executable, "-c", script]
+    if os.geteuid() == 0:  # root writes anywhere: run without the power to override modes
+        if shutil.which("setpriv") is None:
+            pytest.skip("no setpriv to drop root's override of permissions")
+        command = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", *command]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    finally:
+        folder.chmod(0o755)
+    said = "Permission denied: cannot create a temporary file in its folder"
+    assert said in done.stdout and str(target) in done.stdout
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and said in done.stderr
+    assert target.read_bytes() == b"old" and os.listdir(folder) == ["m.onnx"]
