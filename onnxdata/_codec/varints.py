@@ -24,7 +24,7 @@ from array import array
 from .._core import switches
 from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 from .._core.kinds import integer
-from .._core.schema import INT32_TYPECODE
+from .._core.schema import INT32_TYPECODE, INT64_TYPECODE
 from .._core.wire import (
     HI14,
     HI28,
@@ -56,7 +56,6 @@ __all__ = [
     "tagged",
 ]
 
-INT64_TYPECODE = "q"  # the array typecode of int64 values (int32's is the schema's)
 
 # Bytes below 0x80 end a varint: this table maps them to 0, so find(b"\0") finds ends.
 _ENDS = bytes(0 if i < 0x80 else 1 for i in range(256))
