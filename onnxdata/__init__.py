@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # pragma: no cover
     )
     from ._messages.types import TensorShapeProto, TypeProto
     from ._tools.check import Violation, check
+    from .shim import install_as_onnx, installed_as_onnx, uninstall_as_onnx
 
 __version__ = "0.1.0"
 
@@ -77,6 +78,9 @@ _LAZY = {
     "load_tensor": "._io.tensor_io",
     "load_tensor_from_string": "._io.tensor_io",
     "save_tensor": "._io.tensor_io",
+    "install_as_onnx": ".shim",
+    "uninstall_as_onnx": ".shim",
+    "installed_as_onnx": ".shim",
     **dict.fromkeys(
         ["AttributeProto", "FunctionProto", "GraphProto", "ModelProto", "NodeProto",
          "OperatorSetIdProto", "TensorAnnotation", "TrainingInfoProto", "ValueInfoProto"],
@@ -159,6 +163,8 @@ __all__ = [
     "Violation",
     "__version__",
     "check",
+    "install_as_onnx",
+    "installed_as_onnx",
     "iter_sequence",
     "load",
     "load_from_string",
@@ -169,5 +175,6 @@ __all__ = [
     "save",
     "save_model",
     "save_tensor",
+    "uninstall_as_onnx",
     *_versions.__all__,
 ]

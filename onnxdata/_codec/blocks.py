@@ -119,6 +119,7 @@ def _general_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, 
 
 def _general_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
     native, _ = _tags(f)
+    copy = copy or not f.view  # only a field declared view=True stays a view (schema.field)
     own = "piece if type(piece) is bytes else bytes(piece)" if copy else "piece"
     if f.repeated:
         if not copy:  # entries shorter than 128 bytes are copies in every mode (see short_copied)
@@ -288,6 +289,7 @@ def _fast_string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any
 
 def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
     native, _ = _tags(f)
+    copy = copy or not f.view  # only a field declared view=True stays a view (schema.field)
     own = "piece" if not copy else "piece if type(piece) is bytes else bytes(piece)"
     if not f.repeated:
         body = f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{f.slot} = {own}\npos += n"

@@ -8,8 +8,9 @@ hand (tags compared as integers), with no per-field call or table lookup.
 Two decoders are made per message, one per mode:
 
 - ``copy=True``: every ``bytes`` value is the message's own copy;
-- ``copy=False`` ("views"): ``bytes`` values and packed float fields are
-  read-only views of the input (see ``Message.decode``).
+- ``copy=False`` ("views"): the ``bytes`` fields declared ``view=True`` (a
+  tensor's payload) and packed float fields are read-only views of the input
+  (see ``Message.decode``); every other ``bytes`` value is a copy.
 
 The mode is part of the generated code, not state looked up while decoding.
 So is the choice of paths: each field's branches come from ``blocks.FAST``,

@@ -147,6 +147,7 @@ def head_runner(
     that making an element is one call with the head's values inline.
     """
     head = fields[:-1]
+    copy = copy or not fields[-1].view  # the payload stays a view only if declared one
     names = [f"h{i}" for i in range(len(head))]
     made = [f"{n}.copy()" if g.repeated else n for n, g in zip(names, head, strict=True)]
     emit = Emitter()

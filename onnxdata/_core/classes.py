@@ -413,7 +413,9 @@ def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:
                 value = getattr(self, slot)
                 if value is None or (repeated and not _filled(value)):
                     continue
-                parts.append(f"{name}={value!r}")
+                # a list's own repr: a repeated message field alone prints as protobuf's
+                shown_value = list.__repr__(value) if isinstance(value, list) else repr(value)
+                parts.append(f"{name}={shown_value}")
             inner = ", ".join(parts)
         finally:
             running.discard(key)

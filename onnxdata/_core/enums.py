@@ -23,7 +23,50 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-__all__ = ["EnumType", "ProtoEnum"]
+__all__ = ["EnumDescriptor", "EnumType", "EnumValueDescriptor", "ProtoEnum"]
+
+# The .proto's package: the first part of every full name protobuf gives.
+PACKAGE = "onnx"
+
+
+class EnumValueDescriptor:
+    """One value of an enum as protobuf's descriptor gives it: ``name``, ``index``,
+    ``number`` and ``type`` (the enum's descriptor)."""
+
+    __slots__ = ("index", "name", "number", "type")
+
+    def __init__(self, name: str, index: int, number: int, type: EnumDescriptor) -> None:
+        self.name = name
+        self.index = index
+        self.number = number
+        self.type = type
+
+    def __repr__(self) -> str:
+        return f"<EnumValueDescriptor {self.type.full_name}.{self.name} = {self.number}>"
+
+
+class EnumDescriptor:
+    """The data of protobuf's ``EnumDescriptor`` that code written for onnx reads
+    (``TensorProto.DataType.DESCRIPTOR.values_by_name``): ``name``, ``full_name``,
+    ``values`` in declaration order, ``values_by_name`` and ``values_by_number`` (an
+    aliased number gives its first value, as protobuf).  There is no descriptor pool."""
+
+    __slots__ = ("full_name", "name", "values", "values_by_name", "values_by_number")
+
+    def __init__(self, name: str, qualname: str, members: dict[str, int]) -> None:
+        self.name = name
+        self.full_name = f"{PACKAGE}.{qualname}"
+        self.values = [
+            EnumValueDescriptor(key, index, number, self)
+            for index, (key, number) in enumerate(members.items())
+        ]
+        self.values_by_name = {v.name: v for v in self.values}
+        self.values_by_number: dict[int, EnumValueDescriptor] = {}
+        for v in self.values:
+            self.values_by_number.setdefault(v.number, v)
+
+    def __repr__(self) -> str:
+        return f"<EnumDescriptor {self.full_name}>"
 
 
 class EnumType:
@@ -77,6 +120,16 @@ class EnumType:
         found = self._members.get(name) if isinstance(name, str) else None
         if found is None:
             raise ValueError(f"Enum {self._name} has no value defined for name {name!r}")
+        return found
+
+    @property
+    def DESCRIPTOR(self) -> EnumDescriptor:  # noqa: N802 - protobuf's name
+        """The enum's names and numbers as protobuf's ``EnumDescriptor`` holds them."""
+        found = self.__dict__.get("_descriptor")
+        if found is None:
+            found = self.__dict__["_descriptor"] = EnumDescriptor(
+                self._name, self._qualname, self._members
+            )
         return found
 
     def keys(self) -> list[str]:

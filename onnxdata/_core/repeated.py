@@ -208,6 +208,13 @@ class RepeatedMessages(list):  # type: ignore[type-arg]
     def __copy__(self) -> Self:
         return type(self)(self)
 
+    def __repr__(self) -> str:
+        """protobuf's: each element in the text format, in brackets (``str(graph.input)``
+        is searched for ``"dim_value: 2"`` by code written for onnx)."""
+        return f"[{', '.join(str(m) for m in self)}]"
+
+    __str__ = __repr__
+
     def __reduce__(self) -> tuple[Any, ...]:
         # The subclass is made at run time: pickle it as its element class and items.
         return (messages_of, (self.element, list(self)))

@@ -215,6 +215,7 @@ class FieldSpec:
         "tag",
         "type",
         "typecode",
+        "view",
         "wire_type",
         "zero",
     )
@@ -234,8 +235,11 @@ class FieldSpec:
         last: bool = False,
         runs: str | tuple[str, ...] = "",
         oneof: str | None = None,
+        view: bool = False,
     ) -> None:
         info = _checked(number, kind, message, enum)
+        if view and kind != BYTES:
+            raise ValueError(f"only a bytes field is read as a view, not a {kind} field")
         self.number = number
         self.kind = kind
         self.repeated = default_factory is REPEATED
@@ -260,6 +264,8 @@ class FieldSpec:
         self.first = first
         self.last = last
         self.runs = runs
+        # Whether decode(copy=False) leaves the field's values views of the input.
+        self.view = view
         self.wire_type = LEN if packed else info.wire_type
         self.tag = encode_varint(number << 3 | self.wire_type)
         # An array holds a packed field's values, and a float or double
@@ -521,6 +527,7 @@ def field(
     last: bool = False,
     runs: str | tuple[str, ...] = "",
     oneof: str | None = None,
+    view: bool = False,
 ) -> Any:
     """Declare a field: ``field(12, "string", default=None)``.
 
@@ -540,6 +547,13 @@ def field(
     small integer or short string: a tensor shape's dimensions), or a tuple
     of the element's field names (elements that repeat the bytes of these
     fields, the last a ``bytes`` payload).
+
+    ``view=True`` (a ``bytes`` field only) lets ``decode(copy=False)`` leave
+    the field's values read-only ``memoryview`` slices of the input: for a
+    large payload (``raw_data``), which is then never copied.  Every other
+    ``bytes`` field decodes as ``bytes`` in every mode, as protobuf's does,
+    because code written for onnx calls ``bytes`` methods on it
+    (``attribute.s.decode()``) and uses it as a dictionary key.
 
     ``oneof`` names the ``oneof`` the field belongs to: setting one member
     unsets the others, in every way a field is set (assignment, a
@@ -561,6 +575,7 @@ def field(
         last=last,
         runs=runs,
         oneof=oneof,
+        view=view,
     )
 
 

@@ -203,7 +203,7 @@ def load(
     """Read a message from the file at ``path``.
 
     The file is read into one buffer and decoded with ``copy=False``:
-    ``raw_data``, long string entries and float fields are read-only views
+    ``raw_data`` and float fields are read-only views
     of that buffer, which the message owns, so the file may be overwritten
     at once (``open(path, "wb")``, as with onnx).  ``copy=True`` gives each
     value its own ``bytes``.  ``mmap=True`` maps the file instead: a

@@ -140,7 +140,8 @@ class TensorProto(Message):
     int64_data: MutableSequence[int] = field(7, "int64", packed=True, default_factory=REPEATED)
     name: str = field(8, "string", default=None)
     doc_string: str = field(12, "string", default=None)
-    raw_data: bytes = field(9, "bytes", default=None, first=True)
+    # A weight payload: decode(copy=False) and load leave it a view of the input.
+    raw_data: bytes = field(9, "bytes", default=None, first=True, view=True)
     external_data: MutableSequence[StringStringEntryProto] = field(
         13, "message", message="StringStringEntryProto", default_factory=REPEATED
     )

@@ -80,12 +80,11 @@ class Message(metaclass=MessageType):
     def decode(cls, data: Any, *, copy: bool = True, max_size: int | None = None) -> Self:
         """Decode ``data`` (bytes, bytearray, memoryview, mmap, any buffer) into a new message.
 
-        With ``copy=False`` nothing large is copied: ``raw_data``, the entries
-        of ``string_data`` and ``string_keys`` of 128 bytes or more (shorter
-        ones are ``bytes``: a view would cost more than the copy),
+        With ``copy=False`` the bulk is not copied: ``raw_data``,
         ``float_data`` and ``double_data`` become read-only ``memoryview``
         slices of ``data`` (float/double cast to ``'f'``/``'d'``; copies on
-        big-endian hosts).
+        big-endian hosts).  Every other ``bytes`` field (``AttributeProto.s``,
+        ``string_data``...) is ``bytes`` in both modes, as onnx's is.
         The message then keeps ``data`` alive, and sees any later change to
         it; see docs/bigdata.md for the lifetime rule.
 

@@ -27,7 +27,13 @@ import onnxdata
 from onnxdata import MapProto, OptionalProto, SequenceProto, TensorProto
 from onnxdata._core.unset import STAND_INS
 from tests.support.message_strategies import messages_of, scaled
-from tests.support.oracle import MESSAGE_TYPES, ORACLE, to_oracle
+from tests.support.oracle import (
+    ALL_MESSAGE_TYPES,
+    MESSAGE_TYPES,
+    MODEL_MESSAGE_TYPES,
+    ORACLE,
+    to_oracle,
+)
 
 Segment = TensorProto.Segment
 
@@ -290,3 +296,48 @@ def test_repr_lists_the_set_fields() -> None:
     assert repr(t) == "TensorProto(segment=TensorProto.Segment(begin=0))"
     o = OptionalProto(elem_type=OptionalProto.TENSOR)
     assert repr(o) == "OptionalProto(elem_type=1)"
+
+
+def _enum_pairs() -> list[tuple[Any, Any]]:
+    """Every enum of onnx-ml.proto: ours and onnx's wrapper (top-level and nested)."""
+    pairs = [(onnxdata.Version, onnx.onnx_ml_pb2.Version)]
+    pairs.append((onnxdata.OperatorStatus, onnx.onnx_ml_pb2.OperatorStatus))
+    for cls in {*ALL_MESSAGE_TYPES, *MODEL_MESSAGE_TYPES}:
+        theirs = ORACLE[cls]
+        for desc in theirs.DESCRIPTOR.enum_types:
+            pairs.append((getattr(cls, desc.name), getattr(theirs, desc.name)))
+    return pairs
+
+
+def _described(d: Any) -> Any:
+    values = [(v.name, v.index, v.number, v.type.full_name) for v in d.values]
+    by_name = {k: (v.name, v.number) for k, v in d.values_by_name.items()}
+    by_number = {k: (v.name, v.number) for k, v in d.values_by_number.items()}
+    return d.name, d.full_name, values, by_name, by_number
+
+
+@pytest.mark.parametrize("ours, theirs", _enum_pairs(), ids=lambda e: getattr(e, "_name", ""))
+def test_enum_descriptors_hold_protobufs_names_and_numbers(ours: Any, theirs: Any) -> None:
+    # skl2onnx's apply_cast: {v.number: k for k, v in DataType.DESCRIPTOR.values_by_name.items()}
+    assert _described(ours.DESCRIPTOR) == _described(theirs.DESCRIPTOR)
+    assert ours.DESCRIPTOR is ours.DESCRIPTOR  # made once
+    assert pickle.loads(pickle.dumps(ours)).DESCRIPTOR.full_name == ours.DESCRIPTOR.full_name
+
+
+def test_a_repeated_message_field_prints_as_protobufs() -> None:
+    # onnxmltools: self.assertIn("dim_value: 2", str(onnx_model.graph.output))
+    from onnx import helper as onnx_helper
+
+    from onnxdata import helper
+
+    def graph(h: Any) -> Any:
+        values = [h.make_tensor_value_info(n, 1, [2, "N"]) for n in ("x", "y")]
+        node = h.make_node("Relu", ["x"], ["y"], alpha=0.5)
+        init = h.make_tensor("w", 1, [2], [1.0, 2.5])
+        return h.make_graph([node], "g", values, values[:1], initializer=[init])
+
+    ours, theirs = graph(helper), graph(onnx_helper)
+    for name in ("input", "output", "node", "initializer", "value_info"):
+        assert str(getattr(ours, name)) == str(getattr(theirs, name)), name
+        assert repr(getattr(ours, name)) == repr(getattr(theirs, name)), name
+    assert "dim_value: 2" in str(ours.input)
