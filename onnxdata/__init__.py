@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ._io.entry import load, save
     from ._io.model_io import load_from_string, load_model, load_model_from_string, save_model
-    from ._io.stream import SequenceWriter, iter_sequence
+    from ._io.sequences import SequenceWriter, iter_sequence
     from ._io.tensor_io import load_tensor, load_tensor_from_string, save_tensor
     from ._messages.devices import (
         DeviceConfigurationProto,
@@ -73,8 +73,8 @@ _LAZY = {
     "load_model": "._io.model_io",
     "load_model_from_string": "._io.model_io",
     "save_model": "._io.model_io",
-    "SequenceWriter": "._io.stream",
-    "iter_sequence": "._io.stream",
+    "SequenceWriter": "._io.sequences",
+    "iter_sequence": "._io.sequences",
     "load_tensor": "._io.tensor_io",
     "load_tensor_from_string": "._io.tensor_io",
     "save_tensor": "._io.tensor_io",

@@ -29,7 +29,7 @@ from ._defs.registry import (
     schema_version_map,
     set_domain_to_version,
 )
-from ._defs.schema import SchemaError
+from ._defs.schema_parts import SchemaError
 
 ONNX_DOMAIN = ""
 ONNX_ML_DOMAIN = "ai.onnx.ml"

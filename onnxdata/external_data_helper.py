@@ -61,7 +61,7 @@ from ._io.external_marks import (
     unmark_external,
     write_marked,
 )
-from ._io.kinds import all_message_types
+from ._io.message_args import all_message_types
 from ._io.model_io import attach_external_data
 from ._io.model_tensors import all_tensors, attribute_tensors, initializer_tensors
 from ._messages.convert import as_message

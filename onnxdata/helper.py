@@ -313,7 +313,7 @@ def _name(name: Any) -> str:
     raise TypeError(f"name must be a str, not {type(name).__name__}")
 
 
-_INT64 = (-(2**63), 2**63 - 1)
+_INT64_BOUNDS = (-(2**63), 2**63 - 1)
 
 
 def _int64s(values: Iterable[Any], what: str) -> list[int]:
@@ -326,7 +326,7 @@ def _int64s(values: Iterable[Any], what: str) -> list[int]:
     except TypeError as exc:
         raise TypeError(f"{what} must be integers: {exc}") from None
     for d in out:
-        if not _INT64[0] <= d <= _INT64[1]:
+        if not _INT64_BOUNDS[0] <= d <= _INT64_BOUNDS[1]:
             raise ValueError(f"Value out of range: {d} ({what} are int64)")
     return out
 

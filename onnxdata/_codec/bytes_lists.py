@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["BYTES_CHUNK", "HEADS_MAX", "bytes_list", "remembered_heads"]
 
 
-# _bytes_list writes this many entries at a time: the temporaries of one chunk
+# bytes_list writes this many entries at a time: the temporaries of one chunk
 # (its types, lengths, template, argument tuple and result) are reused from
 # the allocator's free lists instead of being mapped and faulted in anew, and
 # an entry of another type costs its own chunk one-at-a-time writing, not the
@@ -133,7 +133,7 @@ def _short_lengths(values: Any) -> bytearray | None:
 
 
 def _percent_lengths(tag: bytes, values: list[bytes], lengths: bytearray, template: bytes) -> bytes:
-    """_bytes_list's formatting when some lengths are 37, ``%``.
+    """bytes_list's formatting when some lengths are 37, ``%``.
 
     Those entries' cells ``tag % % b`` must read ``tag %% %b`` (a literal
     ``%``).  A few of them (the usual case, for strings of varied lengths)

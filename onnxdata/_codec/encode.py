@@ -286,11 +286,6 @@ def _position(msgs: Any, m: Any) -> str:
     return f"[{next(i for i, x in enumerate(msgs) if x is m)}]"
 
 
-# _bytes_list writes this many entries at a time: the temporaries of one chunk
-# (its types, lengths, template, argument tuple and result) are reused from
-# the allocator's free lists instead of being mapped and faulted in anew, and
-
-
 def _each_sub(
     tag: bytes, msgs: Any, cls: type[Message], encode: Encoder, out: Out, depth: int
 ) -> int:

@@ -31,9 +31,8 @@ import struct
 from array import array
 from typing import NamedTuple
 
+from .._core.schema import INT64_TYPECODE
 from .._core.wire import BIG_ENDIAN
-
-INT64 = "q"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -217,7 +216,7 @@ def encode(values: Any, tag: int = 0) -> bytes:
     room for it: shifted up a byte, each varint leaves byte 0 to its tag.
     """
     if values.itemsize != 8:
-        values = array(INT64, values)  # int32: sign-extended to 64 bits
+        values = array(INT64_TYPECODE, values)  # int32: sign-extended to 64 bits
     code = values.typecode
     from_bytes = int.from_bytes
     chunks = []

@@ -20,10 +20,10 @@ encoder hands sub-messages and long packed fields to):
 Field order, checks and errors are therefore ``encode()``'s by construction.
 A long packed integer field is the one payload that must be made rather than
 referenced: it is varint-encoded ``PIECE`` values at a time.  The sink writes
-through ``_core.writing.write_all``, which finishes short writes and refuses
+through ``_core.short_writes.write_all``, which finishes short writes and refuses
 to take a non-blocking file's ``None`` for success.
 
-``_io/stream.py``'s ``SequenceWriter`` writes each element with the same two
+``_io/sequences.py``'s ``SequenceWriter`` writes each element with the same two
 passes.
 """
 
@@ -33,8 +33,8 @@ from array import array
 
 from .._core.errors import EncodeError
 from .._core.mapped import check_target
+from .._core.short_writes import write_all
 from .._core.wire import MAX_DEPTH, encode_varint
-from .._core.writing import write_all
 from .encode import Plan, check_sub, encoder, length_delimited, too_large
 from .varints import encode_packed
 
@@ -238,7 +238,7 @@ def encode_to(msg: Message, file: Any, max_size: int | None = None) -> int:
         BlockingIOError: ``file`` is non-blocking and full (``characters_written``
             is the number of bytes it took).
         OSError, TypeError: ``file.write`` failed or broke the I/O contract
-            (see ``_core/writing.py``); ``file`` has no ``write``.
+            (see ``_core/short_writes.py``); ``file`` has no ``write``.
         RuntimeError: the message changed while it was written.
         MappedFileError: (an ``OSError``) ``file`` is a file the package
             mapped (``mmap=True``): nothing is written (see

@@ -24,6 +24,7 @@ from array import array
 from .._core import switches
 from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 from .._core.kinds import integer
+from .._core.schema import INT32_TYPECODE, INT64_TYPECODE
 from .._core.wire import (
     HI14,
     HI28,
@@ -55,8 +56,6 @@ __all__ = [
     "tagged",
 ]
 
-INT64 = "q"
-INT32 = "i" if array("i").itemsize == 4 else "l"
 
 # Bytes below 0x80 end a varint: this table maps them to 0, so find(b"\0") finds ends.
 _ENDS = bytes(0 if i < 0x80 else 1 for i in range(256))
@@ -139,8 +138,8 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
         if chunk[-1] < 0x80 and lanes.decode(chunk, out):
             return
     values: list[int] = []
-    decode_into_list(buf, pos, end, values, code == INT64)
-    if code == INT32:
+    decode_into_list(buf, pos, end, values, code == INT64_TYPECODE)
+    if code == INT32_TYPECODE:
         values = [to_int32(v) if v > 0x7FFF_FFFF else v for v in values]
     out.fromlist(values)
 
@@ -253,7 +252,7 @@ def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
     ):
         # All in lanes at once, as encode_packed does.
         try:
-            checked = array(INT64, values)
+            checked = array(INT64_TYPECODE, values)
         except OverflowError:
             pass  # out of range: the loop below names the value
         else:

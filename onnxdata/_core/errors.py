@@ -1,9 +1,14 @@
-"""The one error decoding raises, with where it happened.
+"""The package's errors, each saying where it happened: one class per kind of failure.
 
-Every malformed input ends in :class:`DecodeError`; the decoder never lets an
-``IndexError``, ``struct.error`` or ``RecursionError`` escape.  The error knows
-the byte offset and the field path, so a user looking at a damaged file learns
-*where* it broke, not just that it did.
+- :class:`DecodeError`: the one error decoding raises.  Every malformed input ends in
+  it; the decoder never lets an ``IndexError``, ``struct.error`` or ``RecursionError``
+  escape.  It knows the byte offset and the field path, so a user looking at a damaged
+  file learns *where* it broke, not just that it did.
+- :class:`EncodeError` and its three concrete kinds (:class:`EncodeTypeError`,
+  :class:`EncodeValueError`, :class:`EncodeOverflowError`, each also the builtin
+  protobuf raises): a value ``encode()`` refuses, with the field path.
+- :class:`ValidationError`: a broken ONNX rule, or a refused external-data location.
+- :class:`MappedFileError`: a mapped file that shrank, found before it is read.
 """
 
 from __future__ import annotations

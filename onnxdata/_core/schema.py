@@ -64,7 +64,9 @@ __all__ = [
     "I32",
     "I64",
     "INT32",
+    "INT32_TYPECODE",
     "INT64",
+    "INT64_TYPECODE",
     "KINDS",
     "LEN",
     "MESSAGE",
@@ -135,7 +137,10 @@ _ZEROS: dict[str, Any] = {
 """What an unset field of each scalar kind reads as (protobuf's defaults)."""
 
 # int32 is 4 bytes in an ``array('i')`` wherever Python runs, but check.
-_INT32_CODE = "i" if array("i").itemsize == 4 else "l"
+INT32_TYPECODE = "i" if array("i").itemsize == 4 else "l"
+"""The ``array`` typecode of an ``int32`` field's values (``INT32`` is the kind, ``"int32"``)."""
+INT64_TYPECODE = "q"
+"""The ``array`` typecode of an ``int64`` field's values."""
 
 
 class KindInfo:
@@ -159,8 +164,8 @@ class KindInfo:
 
 
 KINDS: dict[str, KindInfo] = {
-    INT32: KindInfo(INT32, VARINT, _INT32_CODE, BOUNDS[INT32], True),
-    INT64: KindInfo(INT64, VARINT, "q", BOUNDS[INT64], True),
+    INT32: KindInfo(INT32, VARINT, INT32_TYPECODE, BOUNDS[INT32], True),
+    INT64: KindInfo(INT64, VARINT, INT64_TYPECODE, BOUNDS[INT64], True),
     UINT64: KindInfo(UINT64, VARINT, "Q", BOUNDS[UINT64], True),
     ENUM: KindInfo(ENUM, VARINT, None, BOUNDS[ENUM], True),
     FLOAT: KindInfo(FLOAT, I32, "f", None, True),

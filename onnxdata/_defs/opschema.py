@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._messages.graphs import FunctionProto, NodeProto
-from . import schema as parts
+from . import schema_parts as parts
 from . import typestrings
-from .schema import (
+from .schema_parts import (
     INFINITE,
     Attribute,
     AttrType,

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .opschema import DOMAIN, NAME, SINCE, OpSchema, from_record
-from .schema import SchemaError, c_int
+from .schema_parts import SchemaError, c_int
 
 _UNSET_VERSION = -1  # onnx's kUninitializedSinceVersion: registered as version 1
 

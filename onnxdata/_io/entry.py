@@ -39,7 +39,7 @@ from .files import detect
 from .files import load as load_file
 from .files import save as save_file
 from .formats import registry
-from .kinds import any_message
+from .message_args import any_message
 from .model_io import attach_external_data, load_model, save_model, write_model
 
 TYPE_CHECKING = False

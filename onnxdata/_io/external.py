@@ -52,7 +52,7 @@ from functools import partial
 
 from .._core.errors import ValidationError
 from .._core.mapped import check_value, map_file
-from .._core.writing import write_all
+from .._core.short_writes import write_all
 from .._messages.declarations import TensorProto
 from .atomic import sync_folder
 from .owned import Descriptor, deferred_interrupts, holding

@@ -44,7 +44,7 @@ from .._messages.declarations import (
     TensorProto,
 )
 from .atomic import AtomicFile
-from .kinds import any_message
+from .message_args import any_message
 from .models import is_model
 from .owned import Descriptor
 

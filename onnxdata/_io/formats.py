@@ -29,7 +29,7 @@ from .._core.errors import EncodeValueError
 from .._core.foreign import foreign_name
 from .._core.schema import UNKNOWN_FIELDS, spec_of
 from .._messages.declarations import Message
-from .kinds import any_message, by_full_name
+from .message_args import any_message, by_full_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

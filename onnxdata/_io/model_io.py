@@ -30,8 +30,8 @@ import os
 from .._codec.stream import encode_to
 from .._core.errors import EncodeValueError
 from .._core.foreign import foreign_name
+from .._core.short_writes import write_all
 from .._core.walk import refuse_cycles
-from .._core.writing import write_all
 from .._messages.graphs import ModelProto
 from .atomic import AtomicFile
 from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path, read_object
@@ -40,7 +40,7 @@ from .external_marks import model_to_external, refuse_own_file, write_marked
 from .files import load as load_file
 from .files import open_buffer
 from .formats import MAX_PROTOBUF, raise_if_too_large, registry
-from .kinds import any_message
+from .message_args import any_message
 from .model_tensors import all_tensors
 
 TYPE_CHECKING = False

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from .._core.writing import write_all
+from .._core.short_writes import write_all
 from .._messages.convert import as_message
 from .._messages.declarations import TensorProto
 from .atomic import AtomicFile

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .._core.access import held
 from .._defs.registry import get_schema
-from .._defs.schema import SchemaError
+from .._defs.schema_parts import SchemaError
 from .._messages.graphs import AttributeProto
 from .checker_context import fail
 

@@ -45,7 +45,7 @@ PROPS: str = next(
 )
 """The model's key-value metadata field, found in the schema: its one list of string pairs."""
 
-_INT32 = (-(1 << 31), (1 << 31) - 1)
+_INT32_BOUNDS = (-(1 << 31), (1 << 31) - 1)
 _AI_ONNX = "ai.onnx"
 
 # Attribute value fields, the AttributeType each one needs, and whether it is a list.
@@ -159,7 +159,7 @@ def _opsets(values: Values, imports: Any, field: str, bad: Bad) -> set[str]:
         if e is None:
             continue
         version = e["version"] or 0
-        if not _INT32[0] <= version <= _INT32[1]:
+        if not _INT32_BOUNDS[0] <= version <= _INT32_BOUNDS[1]:
             bad(f"{field}[{i}].version", f"{version} is out of the supported range (int32)")
         domains.add(e["domain"] or "")
     return domains

@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from onnxdata import (
-    DecodeError,
     EncodeError,
     MapProto,
     OptionalProto,
@@ -38,6 +37,7 @@ from tests.fuzz import mutate
 from tests.support import message_strategies as ms
 from tests.support import wirekit as wk
 from tests.support.oracle import ALL_MESSAGE_TYPES, MODEL_MESSAGE_TYPES, ORACLE
+from tests.support.outcomes import decoded
 
 # These tests compare the fast paths with the general ones: the fast paths
 # stay on when the suite runs with ONNXDATA_GENERAL_PATHS=1.
@@ -123,12 +123,8 @@ def test_no_varint_fast_path_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert calls
 
 
-def outcome(cls: type, data: bytes, copy: bool) -> Any:
-    """What decoding gives: the message and its encoding, or the error's attributes."""
-    try:
-        m = cls.decode(data, copy=copy)
-    except DecodeError as err:
-        return ("decode error", err.reason, err.offset, err.path)
+def compared(m: Any) -> Any:
+    """What a decoded message is compared by: itself, its encoding and its values' types."""
     return m, encoded(m), list(value_types(m))
 
 
@@ -157,9 +153,9 @@ def encoded(m: Any) -> Any:
 
 def both_ways(cls: type, data: bytes) -> None:
     for copy in (True, False):
-        fast = outcome(cls, data, copy)
+        fast = decoded(cls, data, copy, compared)
         with general(True):
-            slow = outcome(cls, data, copy)
+            slow = decoded(cls, data, copy, compared)
         assert fast == slow, (cls.__name__, copy, data.hex())
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import onnxdata.defs as defs
 from tests.support.message_strategies import scaled
+from tests.support.outcomes import class_of_type_errors, outcome
 
 NAMES = sorted({s.name for s in onnx.defs.get_all_schemas_with_history()})
 DOMAINS = sorted(onnx.defs.C.schema_version_map())
@@ -31,16 +32,16 @@ versions = st.one_of(
 )
 
 
-def _outcome(call: Any) -> tuple[str, Any]:
-    try:
-        value = call()
-    except TypeError:  # onnx's words are nanobind's; the class is what matters
-        return ("TypeError", None)
-    except (defs.SchemaError, onnx.defs.SchemaError) as exc:
-        return ("SchemaError", str(exc))
+def _found(value: Any) -> Any:
+    """What a lookup found: ``has``'s answer, or the schema's domain, name and version."""
     if isinstance(value, bool):
-        return ("value", value)
-    return ("value", (value.domain, value.name, value.since_version))
+        return value
+    return (value.domain, value.name, value.since_version)
+
+
+def _outcome(call: Any) -> tuple[str, Any]:
+    errors = (TypeError, defs.SchemaError, onnx.defs.SchemaError)
+    return outcome(call, errors, value=_found, error=class_of_type_errors)
 
 
 @settings(max_examples=scaled(0.5))

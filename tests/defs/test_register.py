@@ -7,6 +7,7 @@ own and deregisters what it registered; domains it adds stay (neither library re
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import onnx
@@ -16,6 +17,8 @@ import pytest
 import onnxdata
 import onnxdata.defs as defs
 from tests.defs.test_schemas_match_onnx import facts
+from tests.support import outcomes
+from tests.support.outcomes import class_of_type_errors
 
 BOTH = pytest.mark.parametrize("lib", [onnx, onnxdata], ids=["onnx", "onnxdata"])
 
@@ -24,14 +27,8 @@ def _defs(lib: Any) -> Any:
     return onnx.defs if lib is onnx else defs
 
 
-def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    """What a call gives: its value, or its exception's type name and message."""
-    try:
-        return ("value", call())
-    except TypeError:  # onnx's words are nanobind's argument listing: the class is compared
-        return ("TypeError", None)
-    except Exception as exc:  # the type and message are what is compared
-        return (type(exc).__name__, str(exc))
+# What a call gives: its value, or its exception's type name and message.
+outcome = partial(outcomes.outcome, error=class_of_type_errors)
 
 
 def build(lib: Any, name: str, domain: str, version: int, **kw: Any) -> Any:
@@ -120,8 +117,8 @@ def test_register_and_deregister_as_onnx(registered: list[tuple[str, int, str]])
     assert latest[0] == latest[1] == [5]
     again = [outcome(lambda lib=lib: _defs(lib).register_schema(  # type: ignore[misc]
         build(lib, name, domain, 2))) for lib in (onnx, onnxdata)]  # fmt: skip
-    assert again[0][0] == again[1][0] == "SchemaError"
-    assert again[1][1].split(" from file")[0] == again[0][1].split(" from file")[0]
+    assert again[0][1][0] == again[1][1][0] == "SchemaError"
+    assert again[1][1][1].split(" from file")[0] == again[0][1][1].split(" from file")[0]
     for d in (onnx.defs, defs):
         d.deregister_schema(name, 2, domain)
     gone = [outcome(lambda d=d: d.get_schema(name, 4, domain).since_version)
@@ -129,7 +126,7 @@ def test_register_and_deregister_as_onnx(registered: list[tuple[str, int, str]])
     assert gone[0] == gone[1] == ("value", 1)
     twice = [outcome(lambda d=d: d.deregister_schema(name, 2, domain)) for d in (onnx.defs, defs)]
     assert twice[0] == twice[1]
-    assert twice[0][0] == "SchemaError"
+    assert twice[0][1][0] == "SchemaError"
 
 
 def test_registering_widens_the_domain_range_as_onnx(

@@ -17,6 +17,7 @@ import pytest
 
 import onnxdata.defs as defs
 from tests.support.defs_generate import strip_function_prose
+from tests.support.outcomes import outcome
 
 ONNX_ALL = onnx.defs.get_all_schemas_with_history()
 KEYS = sorted({(s.domain, s.name) for s in ONNX_ALL})
@@ -112,10 +113,8 @@ def test_prose_reads_as_documented() -> None:
 
 
 def _answer(module: Any, *args: Any) -> tuple[str, Any]:
-    try:
-        return ("schema", _key(module.get_schema(*args)))
-    except module.SchemaError as exc:
-        return ("error", str(exc))
+    """The schema a lookup finds, or the ``SchemaError``'s text."""
+    return outcome(lambda: _key(module.get_schema(*args)), module.SchemaError, error=str)
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

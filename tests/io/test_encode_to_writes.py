@@ -2,7 +2,7 @@
 
 A raw ``write()`` may take part of a chunk, or, on a non-blocking file,
 return ``None``: nothing written.  ``encode_to`` and ``SequenceWriter`` write
-every chunk through ``_core.writing.write_all``: a short write is finished,
+every chunk through ``_core.short_writes.write_all``: a short write is finished,
 ``None`` raises ``BlockingIOError`` with ``characters_written`` set to the
 bytes the file took (as ``io.BufferedWriter`` does), and a result that breaks
 the contract (0, negative, more than asked, not an integer) raises instead of

@@ -17,7 +17,7 @@ from onnxdata import (
     TensorProto,
     iter_sequence,
 )
-from onnxdata._io import stream as _stream
+from onnxdata._io import sequences as _sequences
 from tests.support import wirekit as wk
 from tests.support.message_strategies import ELEMENT_CLASSES, SEQUENCE_FIELD, messages_of, scaled
 
@@ -64,7 +64,7 @@ def test_iter_sequence_matches_decode_on_damaged_files(data: st.DataObject) -> N
         raw = wk.mutate_bytes(raw, rng, [])
     got: list[Any] = []
     try:
-        got.extend(_stream._elements(memoryview(raw), False, None))
+        got.extend(_sequences._elements(memoryview(raw), False, None))
         error = None
     except DecodeError as err:
         error = err

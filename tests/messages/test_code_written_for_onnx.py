@@ -30,6 +30,7 @@ import onnx
 import pytest
 
 import onnxdata
+from tests.support.outcomes import outcome
 from tests.support.paths import ROOT
 
 Program = Callable[[ModuleType, Path], Any]
@@ -787,12 +788,14 @@ PROGRAMS: tuple[Program, ...] = (
 NEEDS_MODEL_FILES = {save_and_load_a_model_file: ("save_model", "load_model", "load")}
 
 
+def _first_line(exc: BaseException) -> tuple[str, list[str]]:
+    return (type(exc).__name__, str(exc).splitlines()[:1])
+
+
 def _outcome(program: Program, module: ModuleType, tmp: Path) -> Any:
+    """What ``program`` gives with ``module``: its result, or the error's class and first line."""
     tmp.mkdir()
-    try:
-        return ("returned", program(module, tmp))
-    except Exception as exc:
-        return ("raised", type(exc).__name__, str(exc).splitlines()[:1])
+    return outcome(lambda: program(module, tmp), error=_first_line)
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
@@ -801,7 +804,7 @@ def test_same_results_as_onnx(program: Program, tmp_path: Path) -> None:
     if missing:
         pytest.skip(f"onnxdata has no {', '.join(missing)} yet (model-level load/save)")
     expected = _outcome(program, onnx, tmp_path / "onnx")
-    assert expected[0] == "returned", f"the program fails on onnx itself: {expected}"
+    assert expected[0] == "value", f"the program fails on onnx itself: {expected}"
     assert _outcome(program, onnxdata, tmp_path / "onnxdata") == expected
 
 

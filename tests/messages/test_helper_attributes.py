@@ -17,26 +17,23 @@ from hypothesis import strategies as st
 
 import onnxdata
 from tests.support.message_strategies import scaled
+from tests.support.outcomes import outcome
 
 A = onnx.AttributeProto
 
 
-def _outcome(call: Callable[[], Any]) -> tuple[str, Any]:
-    """("ok", bytes or value) or ("raised", class name, message)."""
-    try:
-        result = call()
-    except Exception as exc:  # the class and text are the result
-        return ("raised", (type(exc).__name__, str(exc)))
+def _serialized(result: Any) -> Any:
+    """A message by its bytes, anything else as it is."""
     if hasattr(result, "SerializeToString"):
-        return ("ok", result.SerializeToString())
-    return ("ok", result)
+        return result.SerializeToString()
+    return result
 
 
 def _same(build: Callable[[ModuleType, ModuleType], Any], *, message: bool = False) -> Any:
     """Run ``build(onnx, helper)`` with each package; the outcomes must be equal (the
     exception's text too with ``message``: where onnx writes it, not protobuf)."""
-    theirs = _outcome(lambda: build(onnx, onnx.helper))
-    ours = _outcome(lambda: build(onnxdata, onnxdata.helper))
+    theirs = outcome(lambda: build(onnx, onnx.helper), value=_serialized)
+    ours = outcome(lambda: build(onnxdata, onnxdata.helper), value=_serialized)
     if not message and theirs[0] == ours[0] == "raised":
         assert ours[1][0] == theirs[1][0], (ours, theirs)
     else:

@@ -24,21 +24,23 @@ from onnxdata import numpy_helper as nh
 from onnxdata._numpy.tensor import _general, tensor_to_array
 from tests.support import message_strategies as ms
 from tests.support.numpy_support import ALL_TYPES, PACKED_BITS, build_tensor
+from tests.support.outcomes import outcome
 
 T = onnxdata.TensorProto
 RAW = np.arange(12, dtype=np.float32).tobytes()
 
 
-def _outcome(f: Any, *args: Any) -> Any:
-    """What ``f(*args)`` gives, comparable with ==: the array's facts or the error."""
-    try:
-        out = f(*args)
-    except Exception as exc:  # the exception is the result compared
-        return ("raised", type(exc), str(exc))
+def _facts(out: Any) -> Any:
+    """An array's facts, comparable with ==: dtype, shape, values and flags."""
     assert isinstance(out, np.ndarray)
     payload = out.tolist() if out.dtype == object else out.tobytes()
     flags = (out.flags.writeable, out.flags.c_contiguous, out.flags.aligned)
-    return ("array", out.dtype, out.shape, payload, flags)
+    return (out.dtype, out.shape, payload, flags)
+
+
+def _outcome(f: Any, *args: Any) -> Any:
+    """What ``f(*args)`` gives: the array's facts, or the error's class and text."""
+    return outcome(lambda: f(*args), value=_facts, error=lambda exc: (type(exc), str(exc)))
 
 
 def _released() -> memoryview:
@@ -172,9 +174,9 @@ def test_strings_bytes_and_other_buffers_agree(items: list[bytes], data: Any) ->
     try:
         expected = [s.decode("utf-8") for s in items]  # trailing NULs kept
     except UnicodeDecodeError as exc:
-        assert got == ("raised", UnicodeDecodeError, str(exc))
+        assert got == ("raised", (UnicodeDecodeError, str(exc)))
     else:
-        assert got[0] == "array" and got[3] == expected
+        assert got[0] == "value" and got[1][2] == expected
 
 
 @pytest.mark.parametrize(

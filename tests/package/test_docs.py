@@ -117,3 +117,50 @@ def test_cited_test_exists(module: str, test: str, row: str | None) -> None:
         table, column = _ROWS[(module, test)]
         ids = [r[column] for r in getattr(mod, table)]
         assert row in ids, f"{module}::{test}[{row}] does not exist"
+
+
+# docs/architecture.md's layer listing: a line per module under its layer's folder.
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+_FOLDER = re.compile(r"(onnxdata|_[a-z]+)/ {2,}\S")  # a layer: its folder, what it is for
+_MODULE = re.compile(r" {4}([a-z_0-9]+\.py) {2,}\S")  # a module of it: its file, what it is for
+_RULE = re.compile(r" ─+")
+
+
+def _listing() -> list[tuple[str, str]]:
+    """(folder, file name) for each line of the listing, in order; a folder's own line is
+    (folder, "")."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    block = text.split("## The folders are the layers", 1)[1].split("```\n", 2)[1]
+    found: list[tuple[str, str]] = []
+    for line in block.splitlines():
+        folder, module = _FOLDER.match(line), _MODULE.match(line)
+        if folder:
+            found.append((folder[1], ""))
+        elif module and found:
+            found.append((found[-1][0], module[1]))
+        else:
+            assert _RULE.fullmatch(line), f"not a folder, a module or a rule: {line!r}"
+    return found
+
+
+def test_architecture_names_every_module() -> None:
+    """Every module of the package has its line in its layer's folder, once, and every line
+    names a module that exists.  A layer's ``__init__.py`` is its folder's line."""
+    package = ROOT / "onnxdata"
+    modules = {
+        (p.parent.name, p.name)
+        for p in package.rglob("*.py")
+        if not (p.name == "__init__.py" and p.parent != package)
+    }
+    listed = [entry for entry in _listing() if entry[1]]
+    assert len(listed) == len(set(listed)), "a module is listed twice"
+    assert sorted(modules - set(listed)) == [], "modules missing from docs/architecture.md"
+    assert sorted(set(listed) - modules) == [], "docs/architecture.md lists modules not there"
+
+
+def test_architecture_lists_the_layers_top_down() -> None:
+    """The listing's folders are test_layers.LAYERS from the top down, the public faces first."""
+    from tests.package.test_layers import LAYERS
+
+    folders = [folder for folder, module in _listing() if not module]
+    assert folders == ["onnxdata", *reversed(LAYERS)]

@@ -114,6 +114,16 @@ def test_every_folder_is_a_layer() -> None:
     assert folders <= set(LAYERS), f"folders in no layer: {sorted(folders - set(LAYERS))}"
 
 
+def test_no_file_name_is_used_twice() -> None:
+    """A module's file name says its job, so two jobs never share one: ``writing.py`` in two
+    layers made every mention ambiguous (``__init__.py`` and ``__main__.py`` excepted)."""
+    seen: dict[str, list[str]] = {}
+    for path in _modules():
+        if path.name not in ("__init__.py", "__main__.py"):
+            seen.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: where for name, where in seen.items() if len(where) > 1} == {}
+
+
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: _dotted(p) or "__init__")
 def test_imports_point_down(path: Path) -> None:
     here = _layer(_dotted(path))

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import onnxdata
 from onnxdata import json_format, text_format
 from tests.support import message_strategies as ms
+from tests.support.outcomes import outcome
 from tests.text import schema_messages as sm
 
 CLASSES, IDS, ORACLE = sm.CLASSES, sm.IDS, sm.ORACLE
@@ -124,19 +125,23 @@ def test_built_messages_print_as_protobufs_of_their_bytes(cls: type, data: Any) 
 
 
 def _text_outcome(parse: Any, text: Any, message: Any, **kwargs: Any) -> tuple[str, Any]:
-    try:
-        parse(text, message, **kwargs)
-    except (pb_text.ParseError, text_format.ParseError) as err:
-        return ("error", (str(err), err.GetLine(), err.GetColumn()))
-    return ("ok", message.SerializeToString())
+    """The bytes a text parser parsed to, or its error's text, line and column."""
+    return outcome(
+        lambda: parse(text, message, **kwargs),
+        (pb_text.ParseError, text_format.ParseError),
+        value=lambda _: message.SerializeToString(),
+        error=lambda err: (str(err), err.GetLine(), err.GetColumn()),
+    )
 
 
 def _json_outcome(parse: Any, js: Any, message: Any, **kwargs: Any) -> tuple[str, Any]:
-    try:
-        parse(js, message, **kwargs)
-    except (pb_json.ParseError, json_format.ParseError) as err:
-        return ("error", str(err))
-    return ("ok", message.SerializeToString())
+    """The bytes a JSON parser parsed to, or its error's text."""
+    return outcome(
+        lambda: parse(js, message, **kwargs),
+        (pb_json.ParseError, json_format.ParseError),
+        value=lambda _: message.SerializeToString(),
+        error=str,
+    )
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=IDS)
@@ -160,7 +165,7 @@ def test_parsers_read_protobufs_output_as_protobuf_does(cls: type, data: Any) ->
         return
     js = pb_json.MessageToJson(theirs, **data.draw(JSON_OPTIONS))
     expected = _json_outcome(pb_json.Parse, js, ORACLE[cls]())
-    if expected[0] == "error":  # the largest float32, which protobuf refuses: docs/compat.md
+    if expected[0] == "raised":  # the largest float32, which protobuf refuses: docs/compat.md
         assert "Float value too" in expected[1]
         return
     assert _json_outcome(json_format.Parse, js, cls()) == expected
@@ -310,7 +315,7 @@ def test_two_members_of_a_oneof_in_text_are_protobufs_error_or_merge(parse: Any)
     assert _text_outcome(parse, _TYPE_TEXT, onnxdata.TypeProto()) == expected
     if parse is text_format.Parse:
         assert expected == (
-            "error",
+            "raised",
             (
                 '4:1 : Field "sequence_type" is specified along with field "tensor_type", '
                 'another member of oneof "value" for message type "onnx.TypeProto".',
@@ -349,7 +354,7 @@ def test_two_members_of_a_oneof_in_json_are_protobufs_error_with_the_path() -> N
     )
     top = '{"tensorType": {}, "sequenceType": {}}'
     assert _json_outcome(json_format.Parse, top, onnxdata.TypeProto()) == (
-        "error",
+        "raised",
         'Message type "onnx.TypeProto" should not have multiple "value" oneof fields at '
         '"TypeProto".',
     )
@@ -501,7 +506,7 @@ def test_deep_text_parses_as_protobuf_to_the_codecs_depth(messages: int, limit: 
         assert got == expected
         return
     kind, (message, line, column) = got
-    assert kind == "error" and "too deep" in message
+    assert kind == "raised" and "too deep" in message
     if limit is None:
         assert line == 1
         assert message.endswith("more than 100 messages inside one another")
@@ -515,7 +520,7 @@ def test_deep_json_parses_as_protobuf_to_the_codecs_depth(messages: int, limit: 
     js = _chain_json(messages)
     got = _json_outcome(json_format.Parse, js, onnxdata.TypeProto(), max_recursion_depth=limit)
     expected = _json_outcome(pb_json.Parse, js, onnx.TypeProto(), max_recursion_depth=limit)
-    if messages <= 101 or expected[0] == "error":
+    if messages <= 101 or expected[0] == "raised":
         assert got == expected
     else:
-        assert got[0] == "error" and "more than 100 messages inside one another" in got[1]
+        assert got[0] == "raised" and "more than 100 messages inside one another" in got[1]

@@ -27,6 +27,7 @@ import onnxdata
 from onnxdata import json_format
 from tests.support import message_strategies as ms
 from tests.support.oracle import MESSAGE_TYPES, ORACLE
+from tests.support.outcomes import outcome
 from tests.support.paths import DATA
 
 DATA = DATA
@@ -57,15 +58,16 @@ def has_raw_bytes_in_strings(m: Any) -> bool:
     return "\\udc" in repr(m)  # repr() shows a lone surrogate as an escape
 
 
-def outcome(parse: Any, text: Any, message: Any, **kwargs: Any) -> tuple[str, Any]:
-    """("ok", bytes) or ("error", the message; None for a lone surrogate, where upb's
-    own lookup fails with a SystemError's text)."""
-    try:
-        parse(text, message, **kwargs)
-    except (pb.ParseError, json_format.ParseError) as err:
-        lone = "\\ud8" in ascii(text) or "\\udc" in ascii(text)
-        return ("error", None if lone else str(err))
-    return ("ok", message.SerializeToString())
+def parsed(parse: Any, text: Any, message: Any, **kwargs: Any) -> tuple[str, Any]:
+    """The outcome of one parser: the bytes it parsed to, or the error's text (None for a
+    lone surrogate, where upb's own lookup fails with a SystemError's text)."""
+    lone = "\\ud8" in ascii(text) or "\\udc" in ascii(text)
+    return outcome(
+        lambda: parse(text, message, **kwargs),
+        (pb.ParseError, json_format.ParseError),
+        value=lambda _: message.SerializeToString(),
+        error=lambda err: None if lone else str(err),
+    )
 
 
 def both(text: Any, cls: type, start: Any = None, oracle_text: Any = None, **kwargs: Any) -> None:
@@ -73,8 +75,8 @@ def both(text: Any, cls: type, start: Any = None, oracle_text: Any = None, **kwa
     refuse; the oracle reads ``oracle_text`` instead when given."""
     mine = cls() if start is None else cls.decode(start.encode())
     theirs = ORACLE[cls]() if start is None else oracle_of(start)
-    expected = outcome(pb.Parse, text if oracle_text is None else oracle_text, theirs, **kwargs)
-    got = outcome(json_format.Parse, text, mine, **kwargs)
+    expected = parsed(pb.Parse, text if oracle_text is None else oracle_text, theirs, **kwargs)
+    got = parsed(json_format.Parse, text, mine, **kwargs)
     assert got == expected, text
 
 

@@ -25,6 +25,7 @@ import onnxdata
 from onnxdata import text_format
 from tests.support import message_strategies as ms
 from tests.support.oracle import MESSAGE_TYPES, ORACLE
+from tests.support.outcomes import outcome
 from tests.support.paths import DATA
 
 DATA = DATA
@@ -50,19 +51,20 @@ def oracle_of(m: Any) -> Any:
     return ORACLE[type(m)].FromString(m.encode())
 
 
-def outcome(parse: Any, text: Any, message: Any, **kwargs: Any) -> tuple[str, Any]:
-    """("ok", bytes) or ("error", str(err), line, column) of one parser."""
-    try:
-        parse(text, message, **kwargs)
-    except (pb.ParseError, text_format.ParseError) as err:
-        return ("error", (str(err), err.GetLine(), err.GetColumn()))
-    return ("ok", message.SerializeToString())
+def parsed(parse: Any, text: Any, message: Any, **kwargs: Any) -> tuple[str, Any]:
+    """The outcome of one parser: the bytes it parsed to, or the error's text, line, column."""
+    return outcome(
+        lambda: parse(text, message, **kwargs),
+        (pb.ParseError, text_format.ParseError),
+        value=lambda _: message.SerializeToString(),
+        error=lambda err: (str(err), err.GetLine(), err.GetColumn()),
+    )
 
 
 def both(text: Any, cls: type, merge: bool = False, **kwargs: Any) -> None:
     """onnxdata's and protobuf's parser agree on ``text``: the same bytes, or the same error."""
-    theirs = outcome(pb.Merge if merge else pb.Parse, text, ORACLE[cls](), **kwargs)
-    ours = outcome(text_format.Merge if merge else text_format.Parse, text, cls(), **kwargs)
+    theirs = parsed(pb.Merge if merge else pb.Parse, text, ORACLE[cls](), **kwargs)
+    ours = parsed(text_format.Merge if merge else text_format.Parse, text, cls(), **kwargs)
     assert ours == theirs, text
 
 
@@ -193,7 +195,7 @@ def test_parse_reads_protobufs_text_to_the_same_bytes(cls: type, data: Any) -> N
     both(text, cls)
     both(text.encode("utf-8"), cls, merge=True, allow_field_number=True)
     ours = text_format.MessageToString(m, **kwargs)
-    if outcome(pb.Parse, text, ORACLE[cls]())[0] == "ok":  # not when a string is not UTF-8
+    if parsed(pb.Parse, text, ORACLE[cls]())[0] == "value":  # not when a string is not UTF-8
         assert text_format.Parse(ours, cls()).encode() == text_format.Parse(text, cls()).encode()
 
 
@@ -374,8 +376,8 @@ def test_parse_fills_the_message_in_place_as_protobuf_does() -> None:
     ]:
         o = oracle_of(start)
         ours = type(start).decode(start.encode())
-        theirs = outcome(pb.Merge if merge else pb.Parse, text, o)
-        mine = outcome(text_format.Merge if merge else text_format.Parse, text, ours)
+        theirs = parsed(pb.Merge if merge else pb.Parse, text, o)
+        mine = parsed(text_format.Merge if merge else text_format.Parse, text, ours)
         assert mine == theirs
     t = onnxdata.TensorProto()
     assert text_format.Parse("name: 'x'", t) is t

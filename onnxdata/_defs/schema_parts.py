@@ -1,11 +1,13 @@
-"""``OpSchema`` and its parts, with the attributes and errors of onnx 1.23.2's (C++) classes.
+"""The parts of an ``OpSchema``, with the attributes and errors of onnx 1.23.2's (C++) classes.
 
-A schema of the catalog is made from its generated record (:func:`from_record`); one a user
-builds (``OpSchema(name, domain, since_version, inputs=..., ...)``) is checked as onnx's
-``OpSchema::Finalize`` checks it, with the same exception types and messages.  onnx's prose is
-not part of the catalog: a catalog schema's ``doc`` and every ``description`` read as ``""``
-(docs/compat.md).  Function bodies and attribute defaults are kept as encoded bytes and decoded
-with onnxdata's codec when read.
+Formal parameters, attributes, type constraints, onnx's enums (``AttrType``,
+``FormalParameterOption``...) and ``SchemaError``.  ``opschema.py`` builds a schema from them,
+from its generated record (:func:`~.opschema.from_record`) or as a user builds one
+(``OpSchema(name, domain, since_version, inputs=..., ...)``), checked as onnx's
+``OpSchema::Finalize`` checks it (:func:`arity` here), with the same exception types and
+messages.  onnx's prose is not part of the catalog: a catalog schema's ``doc`` and every
+``description`` read as ``""`` (docs/compat.md).  Attribute defaults are kept as encoded bytes
+and decoded with onnxdata's codec when read.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from onnxdata._core import writing
-from onnxdata._core.writing import write_all
+from onnxdata._core import short_writes
+from onnxdata._core.short_writes import write_all
 
 
 class Verbatim:
@@ -147,7 +147,7 @@ def test_nothing_to_write_calls_nothing() -> None:
 
 
 def test_pieces_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(writing, "MAX_WRITE", 100)
+    monkeypatch.setattr(short_writes, "MAX_WRITE", 100)
     seen: list[int] = []
 
     def write(piece: Any) -> int:
