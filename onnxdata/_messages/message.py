@@ -12,6 +12,7 @@ from __future__ import annotations
 from array import array
 
 from .._core.classes import MessageType
+from .._core.descriptors import DescriptorAttribute
 from .._core.enums import ProtoEnum
 from .._core.mapped import LIVE, check_value
 from .._core.repeated import RepeatedScalars
@@ -63,6 +64,9 @@ class Message(metaclass=MessageType):
 
     __slots__ = ()
     _SPEC: ClassVar[MessageSpec]  # the schema of the message (see _core/schema.py)
+    # protobuf's descriptor of the class, made from the schema on first read
+    # (``_core/descriptors.py``); read-only, on the class and its instances.
+    DESCRIPTOR: ClassVar[Any] = DescriptorAttribute()
     # The methods that write into a message: on a stand-in for an unset
     # sub-message (``_core/unset.py``) each first sets it in its parent.
     _MUTATORS: ClassVar[tuple[str, ...]] = (
