@@ -47,11 +47,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "Descriptor",
-    "DescriptorAttribute",
     "FieldDescriptor",
     "FileDescriptor",
     "OneofDescriptor",
     "descriptor_of",
+    "message_descriptor",
 ]
 
 DEFAULT_FILE = "onnx/onnx-ml.proto"
@@ -343,24 +343,14 @@ def _parent_spec(spec: MessageSpec) -> MessageSpec | None:
     return inner if isinstance(inner, MessageSpec) else None
 
 
-class DescriptorAttribute:
-    """``Message.DESCRIPTOR``: the class's descriptor, read from the class or an instance.
+def message_descriptor(cls: type) -> Descriptor:
+    """``cls.DESCRIPTOR`` of a message class (``Message.DESCRIPTOR`` reads it).
 
-    Read-only: assigning it on an instance raises ``AttributeError``, as
-    protobuf's does.
+    Raises:
+        AttributeError: ``cls`` is no message class (``Message`` itself), so
+            that ``hasattr(cls, "DESCRIPTOR")`` is false for it.
     """
-
-    __slots__ = ()
-
-    def __get__(self, instance: object, owner: type | None = None) -> Descriptor:
-        cls = type(instance) if owner is None else owner
-        spec = getattr(cls, "_SPEC", None)
-        if not isinstance(spec, MessageSpec):  # ``Message`` itself: no message, no descriptor
-            raise AttributeError(f"{cls.__qualname__} is no message class: it has no DESCRIPTOR")
-        return descriptor_of(spec)
-
-    def __set__(self, instance: object, value: object) -> None:
-        raise AttributeError("'DESCRIPTOR' of a message is read-only")
-
-    def __delete__(self, instance: object) -> None:
-        raise AttributeError("'DESCRIPTOR' of a message is read-only")
+    spec = getattr(cls, "_SPEC", None)
+    if not isinstance(spec, MessageSpec):
+        raise AttributeError(f"{cls.__qualname__} is no message class: it has no DESCRIPTOR")
+    return descriptor_of(spec)
