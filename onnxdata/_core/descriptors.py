@@ -265,6 +265,7 @@ class Descriptor:
 
     def __init__(self, spec: MessageSpec) -> None:
         cls: Any = spec.cls
+        _BUILT[id(spec)] = self  # before its nested ones, which look for it
         self._spec = spec
         self._concrete_class = cls
         self.full_name = spec.full_name
@@ -319,15 +320,17 @@ _BUILT: dict[int, Descriptor] = {}  # id(MessageSpec) -> its descriptor; specs l
 def descriptor_of(spec: MessageSpec) -> Descriptor:
     """The descriptor of the message ``spec`` declares: built once, then the same object.
 
-    A nested message's ``containing_type`` is set as its parent's descriptor
-    is built, so asking for a nested one builds its parent's too.
+    A nested message's descriptor is built by its parent's (which sets its
+    ``containing_type``), so asking for a nested one first builds its parent's.
     """
     found = _BUILT.get(id(spec))
     if found is None:
-        found = _BUILT[id(spec)] = Descriptor(spec)
         parent = _parent_spec(spec)
         if parent is not None:
-            descriptor_of(parent)  # sets found.containing_type
+            descriptor_of(parent)  # builds the nested ones, this one among them
+            found = _BUILT.get(id(spec))
+        if found is None:
+            found = Descriptor(spec)  # registers itself in _BUILT
     return found
 
 

@@ -9,6 +9,8 @@ types and constants.  And since onnxdata's messages now have a
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from typing import Any
 
 import onnx
@@ -130,12 +132,34 @@ def test_the_field_constants_are_protobufs() -> None:
     assert hasattr(theirs, "label") == hasattr(onnxdata.TensorProto.DESCRIPTOR.fields[0], "label")
 
 
+_FRESH = """
+import sys, onnxdata
+print("onnxdata._core.descriptors" in sys.modules)
+d = onnxdata.TypeProto.Tensor.DESCRIPTOR
+print(d.containing_type.full_name, d.containing_type is onnxdata.TypeProto.DESCRIPTOR)
+print(sorted(n.full_name for n in onnxdata.TypeProto.DESCRIPTOR.nested_types)[0])
+from onnxdata._messages.catalog import all_message_types
+wrong = []
+for cls in reversed(all_message_types()):  # nested ones before their parents
+    d = cls.DESCRIPTOR
+    parent = d.containing_type
+    if parent is not None and not any(n is d for n in parent.nested_types):
+        wrong.append(d.full_name)
+    for f in d.fields:
+        m = f.message_type
+        if m is not None and m._concrete_class.DESCRIPTOR is not m:
+            wrong.append(f.full_name)
+print(len(all_message_types()), wrong)
+"""
+
+
 def test_a_nested_descriptor_asked_first_knows_its_parent() -> None:
-    # A fresh class copy would be needed to test the order truly; the nested one asked
-    # first still names its parent, as protobuf's does.
-    seg = onnxdata.TensorProto.Segment.DESCRIPTOR
-    assert seg.containing_type is onnxdata.TensorProto.DESCRIPTOR
-    assert onnxdata.TypeProto.Tensor.DESCRIPTOR.containing_type is onnxdata.TypeProto.DESCRIPTOR
+    # A fresh interpreter, so that the nested descriptor is the first one built;
+    # ``import onnxdata`` does not import the descriptors' module.
+    out = subprocess.run(
+        [sys.executable, "-c", _FRESH], capture_output=True, text=True, check=True
+    ).stdout.split("\n")
+    assert out[:4] == ["False", "onnx.TypeProto True", "onnx.TypeProto.Map", "31 []"]
     assert onnxdata.Message.__dict__["DESCRIPTOR"] is not None
     assert not hasattr(onnxdata.Message, "DESCRIPTOR")  # the base is no message
 
