@@ -19,6 +19,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from .._core.foreign import foreign_class_name
 from .._core.schema import BYTES, DOUBLE, ENUM, FLOAT, MESSAGE, STRING, FieldSpec, spec_of
 from .._messages.declarations import (
     MapProto,
@@ -208,8 +209,8 @@ def _message_class(value: object) -> type[Message]:
     if isinstance(value, type):
         if value in ALL_MESSAGES:
             return value
-        full = getattr(getattr(value, "DESCRIPTOR", None), "full_name", "")
-        found = BY_FULL_NAME.get(full) if isinstance(full, str) else None
+        full = foreign_class_name(value)
+        found = BY_FULL_NAME.get(full) if full is not None else None
         if found is not None:
             return found
     raise InvalidArgument(f"{value!r} is not an ONNX message class (onnxdata's or onnx's)")

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Set
 from typing import Any
 
 from .._core.errors import DecodeError
+from .._core.foreign import foreign_class_name, foreign_name
 from .._core.schema import MESSAGE, FieldSpec, MessageSpec, spec_of
 from .._core.unset import STAND_INS
 from .._messages.declarations import Message, TensorProto
@@ -277,9 +278,8 @@ def _is_message(value: Any, spec: MessageSpec) -> bool:
     if isinstance(value, Message):
         # A stand-in (what reading an unset sub-message gives) is an empty message of its class.
         return type(value) is spec.cls or (type(value) in STAND_INS and isinstance(value, spec.cls))
-    descriptor = getattr(value, "DESCRIPTOR", None)
-    full_name = getattr(descriptor, "full_name", None)
-    return not isinstance(full_name, str) or _names(full_name, spec)
+    full_name = foreign_class_name(type(value))
+    return full_name is None or _names(full_name, spec)
 
 
 def _names(full_name: str, spec: MessageSpec) -> bool:
@@ -430,9 +430,8 @@ def _normalise(result: Any, message: type[Message]) -> tuple[Any, bool, str]:
         if type(result) is not message:
             raise TypeError(f"the parser returned a {type(result).__name__}, not a {spec.name}")
         return _read_message(result, spec, False), True, "an onnxdata message"
-    serialize = getattr(result, "SerializeToString", None)
-    if callable(serialize) and hasattr(result, "DESCRIPTOR"):
-        full_name = str(getattr(result.DESCRIPTOR, "full_name", ""))
+    full_name = foreign_name(result)
+    if full_name is not None:
         if not _names(full_name, spec):
             raise TypeError(f"the parser returned a {full_name}, not a {spec.name}")
         taken = "a protobuf message"

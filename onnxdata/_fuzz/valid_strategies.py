@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from .._core.foreign import foreign_class_name
 from .._core.schema import BYTES, DOUBLE, FLOAT, is_boolean, spec_of
 from .._messages.datatypes import DATA_TYPES, element_fields
 from .._messages.declarations import (
@@ -517,8 +518,7 @@ def _message_class(value: object) -> type[Message]:
     if isinstance(value, type):
         if value in MESSAGE_TYPES:
             return value
-        descriptor = getattr(value, "DESCRIPTOR", None)
-        full = getattr(descriptor, "full_name", None)
+        full = foreign_class_name(value)
         for cls in MESSAGE_TYPES:
             if full == spec_of(cls).full_name:
                 return cls

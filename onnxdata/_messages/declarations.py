@@ -168,6 +168,8 @@ class SparseTensorProto(Message):
 class SequenceProto(Message):
     """An ordered collection of elements of one type."""
 
+    _PROTO_FILE: ClassVar[str] = "onnx/onnx-data.proto"  # its DESCRIPTOR.file
+
     class DataType(ProtoEnum):
         UNDEFINED = 0
         TENSOR = 1
@@ -211,6 +213,8 @@ class SequenceProto(Message):
 class MapProto(Message):
     """An associative table: integer ``keys`` or ``string_keys``, and ``values``."""
 
+    _PROTO_FILE: ClassVar[str] = "onnx/onnx-data.proto"  # its DESCRIPTOR.file
+
     name: str = field(1, "string", default=None, last=True)
     key_type: int = field(2, "int32", default=None)
     keys: MutableSequence[int] = field(3, "int64", default_factory=REPEATED, runs="varints")
@@ -222,6 +226,8 @@ class MapProto(Message):
 @message
 class OptionalProto(Message):
     """A value that may be absent."""
+
+    _PROTO_FILE: ClassVar[str] = "onnx/onnx-data.proto"  # its DESCRIPTOR.file
 
     class DataType(ProtoEnum):
         UNDEFINED = 0

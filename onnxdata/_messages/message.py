@@ -55,6 +55,29 @@ _decode_message: Callable[[Any, Any, bool, int | None], Any] = _load_decoder
 _encode_message: Callable[[Any, int | None], bytes] = _load_encoder
 
 
+class _DescriptorAttribute:
+    """``Message.DESCRIPTOR``: the class's protobuf-style descriptor, read from the
+    class or an instance; read-only, as protobuf's.  ``_core/descriptors.py`` is
+    imported on the first read, so that ``import onnxdata`` does not pay for it.
+
+    Raises:
+        AttributeError: on assignment or deletion; on ``Message`` itself.
+    """
+
+    __slots__ = ()
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        from .._core.descriptors import message_descriptor
+
+        return message_descriptor(type(instance) if owner is None else owner)
+
+    def __set__(self, instance: object, value: object) -> None:
+        raise AttributeError("'DESCRIPTOR' of a message is read-only")
+
+    def __delete__(self, instance: object) -> None:
+        raise AttributeError("'DESCRIPTOR' of a message is read-only")
+
+
 class Message(metaclass=MessageType):
     """What every message shares: decoding, encoding and bitwise equality.
 
@@ -64,6 +87,9 @@ class Message(metaclass=MessageType):
 
     __slots__ = ()
     _SPEC: ClassVar[MessageSpec]  # the schema of the message (see _core/schema.py)
+    # protobuf's descriptor of the class, made from the schema on first read
+    # (``_core/descriptors.py``); read-only, on the class and its instances.
+    DESCRIPTOR: ClassVar[Any] = _DescriptorAttribute()
     # The methods that write into a message: on a stand-in for an unset
     # sub-message (``_core/unset.py``) each first sets it in its parent.
     _MUTATORS: ClassVar[tuple[str, ...]] = (

@@ -13,7 +13,7 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
-from .._core.foreign import foreign_name
+from .._core.foreign import foreign_class_name, foreign_name
 from .._core.schema import spec_of
 from .._messages.declarations import SparseTensorProto, TensorProto
 from .._messages.graphs import AttributeProto, GraphProto, NodeProto
@@ -50,8 +50,7 @@ def _is_a(cls: type, wanted: type[Message]) -> bool:
     """Whether instances of ``cls`` are ``wanted`` messages, onnxdata's or onnx's."""
     if issubclass(cls, wanted):
         return True
-    descriptor = getattr(cls, "DESCRIPTOR", None)
-    return getattr(descriptor, "full_name", None) == spec_of(wanted).full_name
+    return foreign_class_name(cls) == spec_of(wanted).full_name
 
 
 def _message_kind(value: Any) -> tuple[type[Message], str, int] | None:

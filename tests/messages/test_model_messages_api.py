@@ -31,7 +31,7 @@ _ids = {"ids": lambda c: c.__qualname__}
 
 # What protobuf's classes have and onnxdata's leave out (docs/compat.md), and
 # what onnxdata's add: the fields (protobuf's classes list none) and the codec.
-PROTOBUF_ONLY = {"ClearExtension", "DESCRIPTOR", "Extensions", "HasExtension", "UnknownFields"}
+PROTOBUF_ONLY = {"ClearExtension", "Extensions", "HasExtension", "UnknownFields"}
 OURS_ONLY = {"decode", "encode", "encode_to", "unknown_fields"}
 
 _DIR_SCRIPT = """
