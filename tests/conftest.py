@@ -42,6 +42,19 @@ profile (because each example is expensive) scales the profile's count with
 ``message_strategies.scaled`` instead of hard-coding a number, so ``long`` makes it
 longer too.
 
+No test depends on anything but its drawn data (docs/robustness.md, "the suite
+is seed-independent"): ``python -m tests.support.seeds N [FILES]`` runs the
+hypothesis tests N times, each with a random seed and an empty example
+database, and counts the runs that failed.  Where ``CI`` is set, every profile
+keeps no example database: CI works in a fresh clone, where the database would
+only carry one run's examples into the next (``.ci/run`` runs the suite four
+times), so the general-paths run would replay the default run's examples
+instead of drawing its own; a failure is reported with its
+``@reproduce_failure`` blob (``print_blob``), which replays it anywhere.
+Locally the database (``.hypothesis/``) is kept: a failure found is replayed
+first in every later run until it is fixed, and since the tests depend on their
+drawn data alone, that replay is the same failure.
+
 Two test profiles (``ONNXDATA_TESTS``):
 
 * the default deselects the tests marked ``slow``: long ones whose kind of
@@ -72,9 +85,12 @@ from hypothesis import HealthCheck, Phase, settings
 from onnxdata._core import switches
 
 _SUPPRESSED = [HealthCheck.too_slow, HealthCheck.data_too_large]
+# No example database in CI (see above): every run there draws its own examples.
+_DATABASE: dict[str, None] = {"database": None} if os.environ.get("CI") else {}
 
 settings.register_profile(
     "ci",
+    **_DATABASE,
     max_examples=250,
     deadline=None,
     print_blob=True,
@@ -82,6 +98,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "long",
+    **_DATABASE,
     max_examples=6000,
     deadline=None,
     print_blob=True,
@@ -90,6 +107,7 @@ settings.register_profile(
 # For finding which tests fail after a broad change: few examples, no shrinking.
 settings.register_profile(
     "triage",
+    **_DATABASE,
     max_examples=20,
     deadline=None,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],

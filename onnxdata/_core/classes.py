@@ -330,8 +330,16 @@ def as_float32(value: Any) -> Any:
     """A number given to a singular ``float`` field, as protobuf stores it: the
     float32 nearest (an int becomes a float; too large a double, an infinity).
     Anything else (None, a str, an int beyond every double) is kept as given,
-    for the encoder or ``check()`` to refuse."""
-    if type(value) is float or type(value) is int:
+    for the encoder or ``check()`` to refuse.
+
+    A float that is a float32 already is kept as the same object:
+    ``dataclasses.replace`` passes back the default it read from an unset
+    field, and ``_unset_copied`` knows that default by identity (a copy of
+    it would set the field, ``f=0.0``, in the replaced message)."""
+    if type(value) is float:
+        stored = to_float32(value)
+        return value if stored == value else stored
+    if type(value) is int:
         try:
             return to_float32(float(value))
         except OverflowError:

@@ -9,6 +9,7 @@ either: nothing here imports back up to the declarations.
 
 from __future__ import annotations
 
+import functools
 from array import array
 
 from .._core.classes import MessageType
@@ -76,6 +77,29 @@ class _DescriptorAttribute:
 
     def __delete__(self, instance: object) -> None:
         raise AttributeError("'DESCRIPTOR' of a message is read-only")
+
+
+def _print_repr(message: Message, printer: Any, cycle: bool) -> None:
+    printer.text(repr(message))
+
+
+class _PrettyRepr:
+    """``_repr_pretty_``: IPython's and hypothesis' pretty printers print the ``repr``.
+
+    Their own walk of a dataclass reads every field by name, and an unset
+    sub-message reads as a stand-in: for a message that holds its own type
+    (``GraphProto`` through ``AttributeProto.g``) the walk would never end.
+
+    Read on a class it is ``None``: hypothesis' printer looks the method up on
+    the object it prints, so a message *class* (drawn by ``sampled_from``, an
+    argument of a stateful rule) would have its function called unbound and
+    raise ``TypeError``, losing the falsifying example it was printing.
+    """
+
+    def __get__(self, message: Message | None, owner: type | None = None) -> Any:
+        if message is None:
+            return None
+        return functools.partial(_print_repr, message)
 
 
 class Message(metaclass=MessageType):
@@ -379,14 +403,7 @@ class Message(metaclass=MessageType):
             setattr(self, f.slot, getattr(other, f.slot))
         setattr(self, UNKNOWN_FIELDS, getattr(other, UNKNOWN_FIELDS))
 
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        """IPython's and hypothesis' pretty printers print the ``repr``.
-
-        Their own walk of a dataclass reads every field by name, and an unset
-        sub-message reads as a stand-in: for a message that holds its own type
-        (``GraphProto`` through ``AttributeProto.g``) the walk would never end.
-        """
-        printer.text(repr(self))
+    _repr_pretty_ = _PrettyRepr()
 
     def __getstate__(self) -> dict[str, Any]:
         """Every slot's value, views of a buffer (``decode(copy=False)``, a

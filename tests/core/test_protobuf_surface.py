@@ -13,6 +13,7 @@ import copy
 import dataclasses
 import importlib
 import pickle
+import struct
 import subprocess
 import sys
 from typing import Any
@@ -22,11 +23,13 @@ import onnx.onnx_data_pb2
 import onnx.onnx_ml_pb2
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.vendor import pretty
 
 import onnxdata
 from onnxdata import MapProto, OptionalProto, SequenceProto, TensorProto
 from onnxdata._core.unset import STAND_INS
-from tests.support.message_strategies import messages_of, scaled
+from tests.support.message_strategies import any_of_all, messages_of, scaled
 from tests.support.oracle import (
     ALL_MESSAGE_TYPES,
     MESSAGE_TYPES,
@@ -258,6 +261,33 @@ def test_replace_with_nothing_changed_keeps_the_bytes(m: SequenceProto) -> None:
     assert r == m and r.encode() == m.encode()
 
 
+@pytest.mark.parametrize("cls", ALL_MESSAGE_TYPES, ids=lambda c: c.__qualname__)
+def test_replace_of_an_empty_message_sets_nothing(cls: type) -> None:
+    # Every field replace reads back is its default object, and leaves it unset:
+    # a singular float (AttributeProto.f) too, which assignment rounds to float32.
+    for r in (dataclasses.replace(cls()), dataclasses.replace(cls(), unknown_fields=b"")):
+        assert r.encode() == b"" and r.ListFields() == []
+        for f in cls._SPEC.fields:
+            assert f.repeated or not r.HasField(f.name), f.name
+
+
+def test_replace_keeps_a_float_fields_presence() -> None:
+    a = onnxdata.AttributeProto(name="a")
+    assert not dataclasses.replace(a, name="b").HasField("f")
+    for value in (0.0, -0.0, 0.1, 1e300, 3):
+        set_ = onnxdata.AttributeProto(f=value)
+        theirs = onnx.AttributeProto(f=value)
+        for r in (dataclasses.replace(set_), dataclasses.replace(a, f=value)):
+            assert r.HasField("f") and struct.pack("<f", r.f) == struct.pack("<f", theirs.f)
+
+
+@given(m=any_of_all(2, False))
+@settings(max_examples=scaled(0.2))
+def test_replace_with_nothing_changed_keeps_the_bytes_of_every_type(m: Any) -> None:
+    r = dataclasses.replace(m)
+    assert r == m and r.encode() == m.encode()
+
+
 @pytest.mark.parametrize("cls", MESSAGE_TYPES, ids=lambda c: c.__qualname__)
 def test_asdict_terminates_on_every_message(cls: type) -> None:
     # Reading an unset sub-message gives a stand-in, and OptionalProto nests
@@ -296,6 +326,24 @@ def test_copies_and_pickles_keep_presence(cls: type) -> None:
         for f in cls._SPEC.fields:
             if not f.repeated:
                 assert made.HasField(f.name) == m.HasField(f.name)
+
+
+@pytest.mark.parametrize("cls", ALL_MESSAGE_TYPES, ids=lambda c: c.__qualname__)
+def test_pretty_printers_print_a_class_and_its_messages(cls: type) -> None:
+    # hypothesis' printer (which prints every falsifying example) reads
+    # ``_repr_pretty_`` on the object: on a class it must not be the method.
+    assert pretty.pretty(cls).endswith(cls.__qualname__)
+    assert pretty.pretty([cls(), cls]).startswith(f"[{cls.__qualname__}(),")
+
+
+def test_a_falsifying_example_drawing_a_message_class_is_reported() -> None:
+    @given(st.sampled_from(ALL_MESSAGE_TYPES))
+    @settings(database=None, max_examples=5)
+    def fails(cls: type) -> None:
+        raise ValueError(cls.__qualname__)
+
+    with pytest.raises(ValueError):  # not a TypeError from printing the class
+        fails()
 
 
 def test_repr_lists_the_set_fields() -> None:
