@@ -307,7 +307,7 @@ def _one_line(err: BaseException) -> str:
 
 def _read(path: str) -> bytes:
     """The whole of a small file (JSON, a raw dump); only a regular file is read."""
-    from ._io.files import open_regular
+    from ._io.regular_files import open_regular
 
     with open_regular(path) as f:
         return f.read()
@@ -484,7 +484,7 @@ def _show_data(path: str, type_name: str | None) -> list[str]:
     ever read, so a file of any size shows at once.  A file detected as a model
     gets the model's summary instead."""
     from ._codec.decode import as_read_only_view
-    from ._io.files import open_buffer
+    from ._io.file_buffers import open_buffer
     from ._io.models import is_model
     from ._tools.show import show
 
@@ -529,7 +529,7 @@ def _cmd_raw(args: argparse.Namespace, out: Output) -> int:
 
     def run() -> int:
         from ._io.choosing import DEFAULT_FORMAT
-        from ._io.files import open_buffer
+        from ._io.file_buffers import open_buffer
         from ._io.models import is_model
 
         if _format(args.file) != DEFAULT_FORMAT:
@@ -727,7 +727,7 @@ def _check_npy(np: Any, path: str) -> None:
         CommandError: the header's shape and dtype need more bytes than follow it.
         ValueError: the header is not one numpy can read.
     """
-    from ._io.files import open_regular
+    from ._io.regular_files import open_regular
 
     fmt = np.lib.format
     with open_regular(path) as f:

@@ -35,12 +35,12 @@ from .choosing import (
     names_a_model,
     read_object,
 )
-from .files import detect
 from .files import load as load_file
 from .files import save as save_file
 from .formats import registry
 from .message_args import any_message
 from .model_io import attach_external_data, load_model, save_model, write_model
+from .type_detection import detect
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,8 +122,8 @@ def _is_subclass(cls: Any, base: builtins.type) -> bool:
 
 
 def _read_path(f: Any, max_size: int | None, cls: builtins.type[Message]) -> bytes:
-    """The bytes of the regular file at ``f`` (see ``files.open_buffer``)."""
-    from .files import open_buffer
+    """The bytes of the regular file at ``f`` (see ``file_buffers.open_buffer``)."""
+    from .file_buffers import open_buffer
 
     data, _ = open_buffer(f, mmap=False, max_size=max_size, cls=cls)
     return bytes(data)

@@ -37,8 +37,8 @@ from .atomic import AtomicFile
 from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path, read_object
 from .external import ExternalMaps, uses_external_data
 from .external_marks import model_to_external, refuse_own_file, write_marked
+from .file_buffers import open_buffer
 from .files import load as load_file
-from .files import open_buffer
 from .formats import MAX_PROTOBUF, raise_if_too_large, registry
 from .message_args import any_message
 from .model_tensors import all_tensors

@@ -244,7 +244,7 @@ def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = False) -> Itera
             been yielded.
         OSError: the file cannot be opened.
     """
-    from .files import open_buffer
+    from .file_buffers import open_buffer
 
     buf, mapping = open_buffer(path, mmap)
     if not copy and mapping is None:

@@ -18,7 +18,8 @@ from .._messages.declarations import TensorProto
 from .atomic import AtomicFile
 from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method
 from .external import read_external_data, uses_external_data
-from .files import load, open_buffer, save
+from .file_buffers import open_buffer
+from .files import load, save
 from .formats import registry
 
 TYPE_CHECKING = False

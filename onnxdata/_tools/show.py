@@ -8,10 +8,10 @@ costs the first few values: ``raw_data`` is previewed through ``struct``,
 packed varints are counted in chunks, and only the first elements of a long
 list are kept.
 
-The same walk scores how well the bytes fit the type (:attr:`Peek.misfit`,
-as :func:`_io.files.misfit` scores a decoded message), so ``onnxdata show``
-detects the type with the one detector, :func:`_io.files.detect`, without
-decoding anything large.
+The same walk scores how well the bytes fit the type (:attr:`Peek.misfit`, as
+:func:`_io.type_detection.misfit` scores a decoded message), so ``onnxdata show``
+detects the type with the one detector, :func:`_io.type_detection.detect`,
+without decoding anything large.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from .._core.wire import (
     to_int32,
     to_int64,
 )
-from .._io.files import detect, tag_run, type_enum, type_misfit
+from .._io.type_detection import detect, tag_run, type_enum, type_misfit
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import Message
 
@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from .._core.schema import FieldSpec, MessageSpec
-    from .._io.files import Detected
+    from .._io.type_detection import Detected
 
 __all__ = ["PREVIEW", "Peek", "detect_view", "outline", "peek", "render", "show"]
 
@@ -88,7 +88,7 @@ class Peek:
         self.spec = spec
         self.fields: dict[str, Shown] = {}
         self.unknown = 0  # bytes of unknown fields
-        self.misfit = 0  # as _io/files.misfit scores the decoded message
+        self.misfit = 0  # as _io/type_detection.misfit scores the decoded message
         self.elements = 0  # the misfit of the elements of repeated message fields
         self.canonical = True  # re-encoding would give the same bytes, as far as read
         self.raw: dict[str, tuple[Any, int, int]] = {}  # singular bytes: (buf, pos, size)
@@ -397,11 +397,11 @@ def _packed(
 
 
 def detect_view(view: Any, release: Callable[[int, int], None] | None = None) -> Detected:
-    """The one detector (:func:`_io.files.detect`) with this module's reader: the
+    """The one detector (:func:`_io.type_detection.detect`) with this module's reader: the
     type, its :class:`Peek`, and the types that fit as well.
 
     Raises:
-        DecodeError: as :func:`_io.files.detect`.
+        DecodeError: as :func:`_io.type_detection.detect`.
     """
 
     def read(cls: type[Message]) -> tuple[Peek, int, Callable[[], bool]]:

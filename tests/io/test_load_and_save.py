@@ -33,7 +33,7 @@ from onnxdata import (
     save,
 )
 from onnxdata._codec import stream as _stream
-from onnxdata._io.files import CANDIDATES, misfit
+from onnxdata._io.type_detection import CANDIDATES, misfit
 from tests.support.message_strategies import ELEMENT_CLASSES, messages_of, scaled
 from tests.support.numpy_support import every_view, sample_tensor
 
@@ -109,7 +109,7 @@ def check_detection(raw: bytes) -> None:
     re-encodes to the bytes), the lowest wins, a tie goes to the first listed.
     load() and show must pick its winner while decoding less.
     """
-    from onnxdata._io.files import detect
+    from onnxdata._io.type_detection import detect
     from onnxdata._tools.show import detect_view
 
     scored = []
@@ -185,7 +185,7 @@ def test_load_detects_a_sequence_without_decoding_it_as_anything_else(
     # fields are the whole file, and a sequence of sequences is int32_data:
     # packed varints, ten times the file in memory.  As a MapProto, the tensors
     # are packed keys.  The quick look rules all of that out before decoding.
-    from onnxdata._io import files as _files
+    from onnxdata._io import type_detection
 
     path = tmp_path / "s.pb"
     tensors = [numpy_helper.from_array(np.full(4096, i, np.float32)) for i in range(8)]
@@ -196,13 +196,13 @@ def test_load_detects_a_sequence_without_decoding_it_as_anything_else(
         for e in elements:
             w.append(e)
     decoded: list[type] = []
-    real = _files.decode_part
+    real = type_detection.decode_part
 
     def spy(cls: type, *args: Any) -> Any:
         decoded.append(cls)
         return real(cls, *args)
 
-    monkeypatch.setattr(_files, "decode_part", spy)
+    monkeypatch.setattr(type_detection, "decode_part", spy)
     m = load(path)
     assert type(m) is SequenceProto
     assert (m.sequence_values if nested else m.tensor_values) == elements

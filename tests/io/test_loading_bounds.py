@@ -22,8 +22,7 @@ import pytest
 
 import onnxdata
 from onnxdata import DecodeError, SequenceProto, TensorProto, iter_sequence, load
-from onnxdata._io import entry
-from onnxdata._io import files as _files
+from onnxdata._io import entry, file_buffers, regular_files, type_detection
 from tests.support.paths import ROOT
 
 ROOT = ROOT
@@ -124,10 +123,10 @@ def test_a_socket_is_refused(tmp_path: Path) -> None:
 def test_not_regular_names_what_a_file_is(tmp_path: Path) -> None:
     regular = tmp_path / "f"
     regular.write_bytes(b"")
-    assert _files.not_regular(os.stat(regular)) is None
-    assert _files.not_regular(os.stat(tmp_path)) == "a directory"
+    assert regular_files.not_regular(os.stat(regular)) is None
+    assert regular_files.not_regular(os.stat(tmp_path)) == "a directory"
     if os.path.exists("/dev/null"):
-        assert _files.not_regular(os.stat("/dev/null")) == "a character device"
+        assert regular_files.not_regular(os.stat("/dev/null")) == "a character device"
 
 
 def test_max_size_is_checked_before_mapping_or_reading(
@@ -137,7 +136,7 @@ def test_max_size_is_checked_before_mapping_or_reading(
     with open(path, "wb") as f:
         f.truncate(1 << 40)  # a sparse TiB: reading it would take hours
     touched: list[str] = []
-    monkeypatch.setattr(_files, "map_file", lambda *a: touched.append("map"))
+    monkeypatch.setattr(file_buffers, "map_file", lambda *a: touched.append("map"))
     for kwargs in ({}, {"mmap": True}):
         with pytest.raises(DecodeError, match=f"^TensorProto: {1 << 40} bytes is more than"):
             load(path, max_size=1000, **kwargs)
@@ -158,7 +157,7 @@ def test_a_file_read_without_mapping_is_read_no_further_than_max_size(
         st = real_fstat(fd)
         return os.stat_result((st.st_mode, *st[1:6], 0, *st[7:10]))
 
-    monkeypatch.setattr(_files.os, "fstat", lying_fstat)
+    monkeypatch.setattr(file_buffers.os, "fstat", lying_fstat)
     with pytest.raises(DecodeError, match=r"^TensorProto: 51 bytes is more than max_size=50$"):
         load(path, max_size=50, mmap=False)
     assert load(path, max_size=200).name == "x" * 100
@@ -174,7 +173,7 @@ def test_detection_reads_one_type_of_a_file_of_unknown_fields(
     path.write_bytes(b"\x78\x00" * 50_000 + b"\x7d\x00\x00\x80\x3f" * 1000)
     decoded: list[type] = []
     encoded: list[int] = []
-    real_decode, real_encode = _files.decode_part, _files.encode_to
+    real_decode, real_encode = type_detection.decode_part, type_detection.encode_to
 
     def decode_spy(cls: type, *args: Any) -> Any:
         decoded.append(cls)
@@ -184,8 +183,8 @@ def test_detection_reads_one_type_of_a_file_of_unknown_fields(
         encoded.append(len(msg.unknown_fields))
         return real_encode(msg, *args)
 
-    monkeypatch.setattr(_files, "decode_part", decode_spy)
-    monkeypatch.setattr(_files, "encode_to", encode_spy)
+    monkeypatch.setattr(type_detection, "decode_part", decode_spy)
+    monkeypatch.setattr(type_detection, "encode_to", encode_spy)
     m = load(path)
     assert type(m) is TensorProto and len(m.unknown_fields) == 105_000
     assert decoded == [TensorProto]
@@ -195,12 +194,12 @@ def test_detection_reads_one_type_of_a_file_of_unknown_fields(
 def reference_type(raw: bytes) -> type:
     """Decode every type and score each; the lowest score wins, a tie the first."""
     scored = []
-    for rank, cls in enumerate(_files.CANDIDATES):
+    for rank, cls in enumerate(type_detection.CANDIDATES):
         try:
             msg = cls.decode(raw)
         except DecodeError:
             continue
-        scored.append((_files.misfit(msg) + (msg.encode() != raw), rank, cls))
+        scored.append((type_detection.misfit(msg) + (msg.encode() != raw), rank, cls))
     return min(scored)[2]
 
 
@@ -228,20 +227,21 @@ def test_detection_past_the_quick_look_agrees_with_decoding_every_type(
 
 
 def test_the_rule_is_public() -> None:
-    assert {"open_regular", "not_regular", "open_buffer"} <= set(_files.__all__)
-    assert onnxdata.load is entry.load  # models; data files go on to _files.load
+    assert {"open_regular", "not_regular"} <= set(regular_files.__all__)
+    assert "open_buffer" in file_buffers.__all__
+    assert onnxdata.load is entry.load  # models; data files go on to files.load
 
 
 def test_runs_of_tiny_fields_are_matched_in_bounded_pieces() -> None:
     # An unbounded repetition would make ``re`` keep state per field.
-    run = _files.tag_run(0x78)  # field 15, varint
+    run = type_detection.tag_run(0x78)  # field 15, varint
     assert run is not None
     data = b"\x78\x00" * 5000 + b"\x78\x80\x01" + b"\x10\x01"
     assert run.match(data).end() == 2 * 4096
     assert run.match(data, 2 * 4096, 2 * 5000).end() == 2 * 5000
     assert run.match(data, 2 * 5000).end() == 2 * 5000 + 3
-    assert _files.tag_run(0x7A) is None  # length-delimited: lengths vary
-    assert _files.tag_run(0x80) is None  # a tag of two bytes
+    assert type_detection.tag_run(0x7A) is None  # length-delimited: lengths vary
+    assert type_detection.tag_run(0x80) is None  # a tag of two bytes
 
 
 def test_show_steps_over_runs_of_unknown_fields(monkeypatch: pytest.MonkeyPatch) -> None:

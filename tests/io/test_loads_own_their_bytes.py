@@ -32,7 +32,7 @@ import onnx
 import pytest
 
 import onnxdata
-import onnxdata._io.files as files
+import onnxdata._io.file_buffers as file_buffers
 from onnxdata import DecodeError, TensorProto, external_data_helper, helper, numpy_helper
 from onnxdata._core import mapped
 from onnxdata._io.owned import Descriptor
@@ -354,7 +354,7 @@ def test_max_size_holds_for_a_file_grown_after_the_check(
                 f.write(grown)
         return st
 
-    monkeypatch.setattr(files.os, "fstat", fstat_then_grow)
+    monkeypatch.setattr(file_buffers.os, "fstat", fstat_then_grow)
     got = onnxdata.load(path, TensorProto, mmap=mmap, max_size=100)
     monkeypatch.undo()
     assert calls and got == small and len(got.raw_data) == 0

@@ -25,8 +25,8 @@ from onnx import helper, numpy_helper
 
 import onnxdata
 from onnxdata import DecodeError, TensorProto, load
-from onnxdata._io.files import detect
 from onnxdata._io.models import is_model
+from onnxdata._io.type_detection import detect
 from onnxdata.cli import main
 from tests.support.message_strategies import any_message, scaled
 from tests.support.paths import DATA

@@ -339,12 +339,12 @@ def test_show_previews_large_payloads_without_decoding_them(
 ) -> None:
     from array import array
 
-    from onnxdata._io import files as _files
+    from onnxdata._io import type_detection
 
     def no_decoding(*args: object) -> None:
         raise AssertionError("show decoded the message")
 
-    monkeypatch.setattr(_files, "decode_part", no_decoding)
+    monkeypatch.setattr(type_detection, "decode_part", no_decoding)
     n = 200_000
     cases = {
         "raw": onnxdata.TensorProto(

@@ -24,8 +24,8 @@ from onnxdata import (
     checker,
     external_data_helper,
 )
-from onnxdata._io.files import misfit
 from onnxdata._io.formats import registry
+from onnxdata._io.type_detection import misfit
 from onnxdata._tools.show import outline
 
 TENSOR = TensorProto(name="t", dims=[1], data_type=TensorProto.FLOAT, float_data=[1.0])
