@@ -46,6 +46,7 @@ from .save_undo import SaveUndo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
     from typing import IO, Any, Literal
 
     _SupportedFormat = Literal["protobuf", "textproto", "json"]
@@ -267,7 +268,7 @@ def save_model(
             refuse_own_file(all_tensors(model), base, path, _identity(f, path))
             undo.note_files(all_tensors(model))
             write_marked(all_tensors(model), base, sync=True)  # durable before the model is
-        write_model(model, f, fmt)
+        write_model(model, f, fmt, placed=undo.keep)
     if model is not proto and foreign_name(proto) is not None and path is not None:
         proto.ParseFromString(model.encode())  # onnx changes the caller's model in place
 
@@ -287,9 +288,13 @@ def _to_write(t: Any) -> bool:
     return uses_external_data(t) and t.HasField("raw_data")
 
 
-def write_model(model: Any, f: Any, fmt: str) -> None:
+def write_model(model: Any, f: Any, fmt: str, placed: Callable[[], None] | None = None) -> None:
     """Write ``model`` in format ``fmt`` to ``f``: a path atomically, a file object
     with ``write`` (protobuf streamed, under protobuf's 2 GiB limit).
+
+    ``placed`` is called if the commit of a path fails after the new file
+    replaced the target (syncing its folder): the model is in place then, and
+    what it refers to must stay.
 
     Raises:
         ValueError: over 2 GiB in protobuf format; as ``encode()``.
@@ -307,7 +312,7 @@ def write_model(model: Any, f: Any, fmt: str) -> None:
         except BaseException:
             target.discard()
             raise
-        target.commit()
+        _commit(target, placed)
         return
     if has_method(f, "write"):
         _encode_limited(model, f)
@@ -318,7 +323,16 @@ def write_model(model: Any, f: Any, fmt: str) -> None:
     except BaseException:
         target.discard()
         raise
-    target.commit()
+    _commit(target, placed)
+
+
+def _commit(target: AtomicFile, placed: Callable[[], None] | None) -> None:
+    try:
+        target.commit()
+    except BaseException:
+        if placed is not None and target.replaced:
+            placed()
+        raise
 
 
 def _encode_limited(model: Any, file: Any) -> None:

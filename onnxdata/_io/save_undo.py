@@ -47,12 +47,18 @@ class SaveUndo:
     block (any ``BaseException``) restores everything, then propagates.
     """
 
-    __slots__ = ("_base", "_files", "_tensors")
+    __slots__ = ("_base", "_files", "_kept", "_tensors")
 
     def __init__(self, tensors: Iterable[TensorProto], base_dir: str = ".") -> None:
         self._tensors = [(t, _state(t)) for t in tensors]
         self._base = base_dir or "."
         self._files: dict[str, int | None] = {}
+        self._kept = False
+
+    def keep(self) -> None:
+        """Keep every change, whatever happens next: the model that refers to
+        the data is in place (its folder's sync failed after the rename)."""
+        self._kept = True
 
     def note_files(self, tensors: Iterable[TensorProto]) -> None:
         """Record the length of each data file the tensors about to be written
@@ -71,7 +77,7 @@ class SaveUndo:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is not None:
+        if exc_type is not None and not self._kept:
             with deferred_interrupts():  # a second Ctrl-C does not stop the undo halfway
                 self.undo()
 
