@@ -408,13 +408,14 @@ def convert_model_to_external_data(
             (built in Python): the error ``encode()`` raises for it, before any
             tensor is changed.
     """
-    _mutate(
-        model,
-        lambda m: model_to_external(
-            m, all_tensors_to_one_file, location, size_threshold, convert_attribute
-        ),
-        _model_class(),
-    )
+
+    def change(m: Any) -> None:
+        with SaveUndo(all_tensors(m)):  # a Ctrl-C halfway leaves no tensor marked
+            model_to_external(
+                m, all_tensors_to_one_file, location, size_threshold, convert_attribute
+            )
+
+    _mutate(model, change, _model_class())
 
 
 def convert_model_from_external_data(model: Any) -> None:

@@ -26,7 +26,6 @@ from .external import (
     write_external_data,
 )
 from .model_tensors import all_tensors, initializer_tensors
-from .save_undo import SaveUndo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -256,5 +255,4 @@ def model_to_external(
     if all_tensors_to_one_file:
         location_is_free(location)
         file_name = one_file_name(location)
-    with SaveUndo(tensors):  # a Ctrl-C halfway leaves no tensor marked
-        mark_external(tensors, file_name, size_threshold)
+    mark_external(tensors, file_name, size_threshold)

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["SaveUndo"]
 
-_FIELDS = ("raw_data", "data_location")
+_FIELDS = ("raw_data", "data_location")  # then external_data: the state _state records
 
 
 class SaveUndo:
@@ -67,8 +67,16 @@ class SaveUndo:
         Raises:
             ValidationError: (a ``ValueError``) a refused location.
         """
+        seen: set[str] = set()
         for t in tensors:
             if uses_external_data(t) and t.HasField("raw_data"):
+                location = ""
+                for entry in t.external_data:  # the last one wins, as ExternalDataInfo reads it
+                    if entry.key == "location":
+                        location = entry.value or ""
+                if location in seen:
+                    continue
+                seen.add(location)
                 path = os.path.join(self._base, *ExternalDataInfo(t, warn=False).parts)
                 if path not in self._files:
                     self._files[path] = _length(path)
@@ -110,8 +118,11 @@ class SaveUndo:
 
 
 def _state(t: TensorProto) -> tuple[Any, ...]:
-    fields = tuple(getattr(t, name) if t.HasField(name) else _UNSET for name in _FIELDS)
-    return (*fields, list(t.external_data))
+    return (
+        t.raw_data if t.HasField("raw_data") else _UNSET,
+        t.data_location if t.HasField("data_location") else _UNSET,
+        list(t.external_data),
+    )
 
 
 _UNSET: Any = object()

@@ -277,3 +277,23 @@ def test_save_model_of_another_message_to_a_path(external: bool, folder: Path) -
     with pytest.raises(AttributeError, match="not SequenceProto"):
         onnxdata.save_model(ours, "ours.pb", save_as_external_data=external)
     assert _listing(folder) == {}
+
+
+def test_interrupted_convert_model_to_external_data_marks_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from onnxdata._io import external_marks
+
+    model = _model()
+    encoded, fields = model.encode(), _fields(model)
+    real, calls = external_marks.set_external, iter(range(100))
+
+    def mark(t: Any, location: str, *args: Any) -> None:
+        if next(calls) == 1:
+            raise KeyboardInterrupt  # the first tensor is marked by then
+        real(t, location, *args)
+
+    monkeypatch.setattr(external_marks, "set_external", mark)
+    with pytest.raises(KeyboardInterrupt):
+        external_data_helper.convert_model_to_external_data(model, size_threshold=0)
+    assert (_fields(model), model.encode()) == (fields, encoded)
