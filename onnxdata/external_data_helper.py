@@ -64,6 +64,7 @@ from ._io.external_marks import (
 from ._io.message_args import all_message_types
 from ._io.model_io import attach_external_data
 from ._io.model_tensors import all_tensors, attribute_tensors, initializer_tensors
+from ._io.save_undo import SaveUndo
 from ._messages.convert import as_message
 from ._messages.declarations import Message, TensorProto
 
@@ -311,13 +312,35 @@ def write_external_data_tensors(tensors: Any, filepath: str) -> Any:
     folders holding them, are synced once all are written (onnx syncs
     nothing), so a model saved next never reaches the disk before them.
 
+    A failure (an error or a Ctrl-C) leaves every tensor as it was given and
+    every data file as it was (a file this call created is removed): the
+    tensors written so far get their ``raw_data`` and entries back (onnx
+    leaves them without their data).
+
     Raises:
         as :func:`save_external_data`; OSError from syncing; ``EncodeValueError``
         (a ``ValueError``) for a message that holds itself, before anything is written.
     """
-    written: list[str] = []
-    _each(tensors, lambda t: written.extend(write_marked([t], filepath)))
-    sync_external_files(filepath, written)
+
+    def write(items: list[TensorProto]) -> None:
+        with SaveUndo(items, filepath) as undo:
+            undo.note_files(items)
+            sync_external_files(filepath, write_marked(items, filepath))
+
+    if isinstance(tensors, Message) or foreign_name(tensors) is not None:
+        _mutate(tensors, lambda m: write(list(get_all_tensors(m))), *all_message_types())
+        return tensors
+    try:
+        items = list(tensors)
+    except TypeError:
+        raise TypeError(
+            f"expected a message or an iterable of TensorProto, got {type(tensors).__name__}"
+        ) from None
+    ours = [as_message(t, TensorProto) for t in items]
+    write(ours)  # all or nothing: a failure leaves every tensor and file as it was
+    for value, message in zip(items, ours, strict=True):
+        if message is not value:  # onnx's tensor: changed through its bytes, once all are written
+            value.ParseFromString(message.encode())
     return tensors
 
 
@@ -385,13 +408,14 @@ def convert_model_to_external_data(
             (built in Python): the error ``encode()`` raises for it, before any
             tensor is changed.
     """
-    _mutate(
-        model,
-        lambda m: model_to_external(
-            m, all_tensors_to_one_file, location, size_threshold, convert_attribute
-        ),
-        _model_class(),
-    )
+
+    def change(m: Any) -> None:
+        with SaveUndo(all_tensors(m)):  # a Ctrl-C halfway leaves no tensor marked
+            model_to_external(
+                m, all_tensors_to_one_file, location, size_threshold, convert_attribute
+            )
+
+    _mutate(model, change, _model_class())
 
 
 def convert_model_from_external_data(model: Any) -> None:

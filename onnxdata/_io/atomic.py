@@ -87,12 +87,13 @@ class _Temporary:
     write is given up.  Each is recorded in the same uninterruptible step that
     makes it, and cleared in the step that releases it."""
 
-    __slots__ = ("desc", "file", "name")
+    __slots__ = ("desc", "file", "name", "replaced")
 
     def __init__(self) -> None:
         self.name: str | None = None
         self.desc: Descriptor | None = None
         self.file: BinaryIO | None = None
+        self.replaced = False
 
     def create(self, name: str) -> None:
         """Create ``name`` exclusively; FileExistsError if it exists (nothing recorded)."""
@@ -130,7 +131,7 @@ class _Temporary:
         assert name is not None
         with deferred_interrupts():
             os.replace(name, target)
-            self.name = None
+            self.name, self.replaced = None, True
 
     def remove(self) -> None:
         """Close and remove the temporary (what discarding, or dropping, an AtomicFile does)."""
@@ -339,6 +340,13 @@ class AtomicFile:
         except BaseException as exc:
             self._cleanup()
             _reraise(exc, self.path)
+
+    @property
+    def replaced(self) -> bool:
+        """Whether the target was replaced by the new file: once it is, a failure
+        after (syncing the folder) leaves the new file in place, which whatever it
+        depends on (its external data) must then outlive."""
+        return self._temp.replaced
 
     @property
     def temp(self) -> str | None:

@@ -42,9 +42,11 @@ from .files import load as load_file
 from .formats import MAX_PROTOBUF, raise_if_too_large, registry
 from .message_args import any_message
 from .model_tensors import all_tensors
+from .save_undo import SaveUndo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
     from typing import IO, Any, Literal
 
     _SupportedFormat = Literal["protobuf", "textproto", "json"]
@@ -203,8 +205,13 @@ def save_model(
 
     Memory stays bounded: each tensor's bytes are written from their own
     buffer, and a path gets the model streamed into a temporary file that
-    replaces it when complete (a failure leaves the old file as it was; the
-    external data written so far stays appended to its files).  A file
+    replaces it when complete.  A failure (a wrong-typed or out-of-range
+    value found by the encoding, a refused location, an ``OSError``, a
+    Ctrl-C) leaves the old file as it was, the caller's model exactly as it
+    was given (every tensor's ``raw_data``, ``data_location`` and
+    ``external_data`` put back; onnx leaves it without its weights), and the
+    data files as they were (one this save created is removed; see
+    ``save_undo.py``).  On success the model is changed as onnx changes it.  A file
     object receives the model in writes of at most a few MiB.  A path that
     is no regular file (``/dev/null``, a FIFO, ``/dev/stdout``) is written
     through, never replaced (see ``AtomicFile``).
@@ -224,8 +231,11 @@ def save_model(
             model's own file; nothing is written then).
         FileExistsError: ``location`` exists (relative to the current
             directory, as onnx checks it).
-        TypeError: ``proto`` is not a ModelProto or holds a value of the
+        TypeError: ``proto`` is not a message or holds a value of the
             wrong type; ``f`` is neither a path nor a file object.
+        AttributeError: ``proto`` is a message other than ModelProto, with
+            ``save_as_external_data`` or a file named by a path (onnx's class;
+            a file object without a name gets the message's bytes, as in onnx).
         EncodeValueError: (a ``ValueError``) a message of the model holds
             itself (built in Python), found before anything is changed or
             written when external data would be.
@@ -237,19 +247,30 @@ def save_model(
     if not has_method(f, "write") and not is_path(f):
         raise TypeError(f"save_model() takes a path or a file object, not {type(f).__name__}")
     path = file_path(f)
-    if save_as_external_data or (path is not None and any(map(_to_write, all_tensors(model)))):
-        refuse_cycles(model)  # before a tensor or a file is changed: encode() would refuse it
-    if save_as_external_data:
-        model_to_external(
-            model, all_tensors_to_one_file, location, size_threshold, convert_attribute
+    fmt = choose_format(format, path)
+    if (save_as_external_data or path is not None) and not isinstance(model, ModelProto):
+        raise AttributeError(  # onnx's class (its message: "graph"), before anything is written
+            f"save_model() takes a ModelProto with save_as_external_data or a file with a "
+            f"path, not {type(model).__name__} (a file object without a name takes any message)"
         )
-    if path is not None:
-        base = os.path.dirname(path)
-        refuse_own_file(all_tensors(model), base, path, _identity(f, path))
-        write_marked(all_tensors(model), base, sync=True)  # durable before the model is
+    writes = path is not None and any(map(_to_write, all_tensors(model)))
+    if not (save_as_external_data or writes):
+        write_model(model, f, fmt)
+        return
+    refuse_cycles(model)  # before a tensor or a file is changed: encode() would refuse it
+    with SaveUndo(all_tensors(model), os.path.dirname(path or "")) as undo:
+        if save_as_external_data:
+            model_to_external(
+                model, all_tensors_to_one_file, location, size_threshold, convert_attribute
+            )
+        if path is not None:
+            base = os.path.dirname(path)
+            refuse_own_file(all_tensors(model), base, path, _identity(f, path))
+            undo.note_files(all_tensors(model))
+            write_marked(all_tensors(model), base, sync=True)  # durable before the model is
+        write_model(model, f, fmt, placed=undo.keep)
     if model is not proto and foreign_name(proto) is not None and path is not None:
         proto.ParseFromString(model.encode())  # onnx changes the caller's model in place
-    write_model(model, f, choose_format(format, path))
 
 
 def _identity(f: Any, path: str) -> os.stat_result | None:
@@ -267,9 +288,13 @@ def _to_write(t: Any) -> bool:
     return uses_external_data(t) and t.HasField("raw_data")
 
 
-def write_model(model: Any, f: Any, fmt: str) -> None:
+def write_model(model: Any, f: Any, fmt: str, placed: Callable[[], None] | None = None) -> None:
     """Write ``model`` in format ``fmt`` to ``f``: a path atomically, a file object
     with ``write`` (protobuf streamed, under protobuf's 2 GiB limit).
+
+    ``placed`` is called if the commit of a path fails after the new file
+    replaced the target (syncing its folder): the model is in place then, and
+    what it refers to must stay.
 
     Raises:
         ValueError: over 2 GiB in protobuf format; as ``encode()``.
@@ -287,7 +312,7 @@ def write_model(model: Any, f: Any, fmt: str) -> None:
         except BaseException:
             target.discard()
             raise
-        target.commit()
+        _commit(target, placed)
         return
     if has_method(f, "write"):
         _encode_limited(model, f)
@@ -298,7 +323,16 @@ def write_model(model: Any, f: Any, fmt: str) -> None:
     except BaseException:
         target.discard()
         raise
-    target.commit()
+    _commit(target, placed)
+
+
+def _commit(target: AtomicFile, placed: Callable[[], None] | None) -> None:
+    try:
+        target.commit()
+    except BaseException:
+        if placed is not None and target.replaced:
+            placed()
+        raise
 
 
 def _encode_limited(model: Any, file: Any) -> None:
