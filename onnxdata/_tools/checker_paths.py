@@ -91,16 +91,3 @@ def resolve_external_data_location(base_dir: str, location: str, tensor_name: st
              data_path, ", but it has multiple hard links, indicating a potential hardlink "
              "attack.")  # fmt: skip
     return data_path
-    real = os.path.realpath(data_path)
-    if base_dir:
-        base = os.path.realpath(base_dir)
-        if not (real.startswith(base.rstrip("/") + "/") or real == base):
-            fail("Tensor ", tensor_name, " external data resolves outside model directory.")
-    if not os.path.isfile(data_path):
-        fail("Data of TensorProto ( tensor name: ", tensor_name, ") should be stored in ",
-             data_path, ", but it is not regular file.")  # fmt: skip
-    if os.stat(data_path).st_nlink > 1:
-        fail("Data of TensorProto ( tensor name: ", tensor_name, ") should be stored in ",
-             data_path, ", but it has multiple hard links, indicating a potential hardlink "
-             "attack.")  # fmt: skip
-    return data_path
