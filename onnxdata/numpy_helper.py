@@ -31,9 +31,8 @@ from typing import Any
 
 import numpy.typing as npt
 
-from ._core.access import CROWDED, alone, held
+from ._core.access import CROWDED, alone, gather, held
 from ._core.foreign import foreign_name
-from ._core.schema import spec_of
 from ._messages.convert import as_message
 from ._messages.datatypes import DATA_TYPES, element_fields
 from ._messages.declarations import (
@@ -59,7 +58,6 @@ from ._numpy.dtypes import (
     tensor_dtype_to_np_dtype,
 )
 from ._numpy.missing import MissingMLDtypesError
-from ._numpy.slots import require_slots
 from ._numpy.sparse import dense_to_sparse, sparse_to_array
 from ._numpy.tensor import array_to_tensor, tensor_to_array
 
@@ -98,10 +96,16 @@ _TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL = (
     int(SequenceProto.MAP),
     int(SequenceProto.OPTIONAL),
 )
-# to_optional reads an optional's slots by name, None while unset (a
+# What to_optional reads of an optional, in one call, None while unset (a
 # sub-message read by its name is never None: an unset one gives an empty
-# stand-in); _numpy/slots.py says why.
-require_slots(
+# stand-in, and each property is a Python call): its elem_type and TENSOR
+# value when no other value field is set (CROWDED otherwise), and every field.
+_optional_tensor = gather(
+    OptionalProto,
+    ("elem_type", "tensor_value"),
+    ("sparse_tensor_value", "sequence_value", "map_value", "optional_value"),
+)
+_optional_fields = gather(
     OptionalProto,
     ("elem_type", "tensor_value", "sparse_tensor_value", "sequence_value", "map_value",
      "optional_value"),
@@ -206,10 +210,9 @@ def _check_elem_type(value: Any, what: str) -> int:
 
 def _only_field(message: Any, fields: dict[Any, str], used: str | None, kind: str) -> None:
     """MUST rule: only the field of ``elem_type`` may hold values."""
-    by_name = spec_of(type(message)).by_name
     for field in fields.values():
-        # The slot: None while unset (the name gives a stand-in, or makes a container).
-        value = getattr(message, by_name[field].slot)
+        # None while unset (the name gives a stand-in, or makes a container).
+        value = held(type(message), field)(message)
         if field == used or value is None:
             continue
         if isinstance(value, Message) or len(value):
@@ -522,6 +525,41 @@ def _same_result_type(items: list[Any], expected: np.dtype[Any]) -> bool:
     return all(np.result_type(x) == expected for x in items)
 
 
+def _optional_value(o: Any) -> tuple[Any, Any]:
+    """The value an optional holds (None: none) and its conversion, for every
+    ``elem_type``; onnx's ``==`` chooses the type.
+
+    Raises:
+        TypeError: ``elem_type`` is unknown (as onnx).
+        ValueError: a value field other than ``elem_type``'s is set.
+    """
+    elem_type, tensor, sparse, sequence, map_, inner = _optional_fields(o)
+    value: Any
+    convert: Any
+    if elem_type == _TENSOR:
+        value, convert = tensor, tensor_to_array
+    elif elem_type == _SEQUENCE:
+        value, convert = sequence, to_list
+    elif elem_type == _MAP:
+        value, convert = map_, to_dict
+    elif elem_type == _OPTIONAL:
+        value, convert = inner, to_optional
+    elif elem_type == _SPARSE_TENSOR:
+        value, convert = sparse, sparse_to_array
+    elif not elem_type:  # UNDEFINED or unset: no field may be set
+        _only_field(o, _OPTIONAL_FIELDS, None, "OptionalProto")
+        return None, None
+    else:
+        raise TypeError("The element type in the input optional is not supported.")
+    # At most the field of elem_type is set (tested here without _only_field's loop).
+    if (
+        (tensor is not None) + (sparse is not None) + (sequence is not None)
+        + (map_ is not None) + (inner is not None) != (value is not None)
+    ):  # fmt: skip
+        _only_field(o, _OPTIONAL_FIELDS, _OPTIONAL_FIELDS[elem_type], "OptionalProto")
+    return value, convert
+
+
 def to_optional(optional: OptionalProto) -> Any | None:
     """The value an OptionalProto holds, or ``None``, as ``onnx.numpy_helper.to_optional``.
 
@@ -538,33 +576,12 @@ def to_optional(optional: OptionalProto) -> Any | None:
         MissingMLDtypesError: the value's type needs ml_dtypes, which is missing.
     """
     o: Any = optional if type(optional) is OptionalProto else as_message(optional, OptionalProto)
-    # The slots (None while unset), not the names: an unset value gives a stand-in.
-    elem_type = o._elem_type
-    tensor, sparse, sequence = o._tensor_value, o._sparse_tensor_value, o._sequence_value
-    map_, inner = o._map_value, o._optional_value
-    value: Any
-    convert: Any
-    if elem_type == _TENSOR:
-        value, convert = tensor, tensor_to_array
-    elif elem_type == _SEQUENCE:
-        value, convert = sequence, to_list
-    elif elem_type == _MAP:
-        value, convert = map_, to_dict
-    elif elem_type == _OPTIONAL:
-        value, convert = inner, to_optional
-    elif elem_type == _SPARSE_TENSOR:
-        value, convert = sparse, sparse_to_array
-    elif not elem_type:  # UNDEFINED or unset: no field may be set
-        _only_field(o, _OPTIONAL_FIELDS, None, "OptionalProto")
-        return None
+    # The usual case in one call: a TENSOR value (or none) and no other value field set.
+    held_fields = _optional_tensor(o)
+    if held_fields is not CROWDED and held_fields[0] == _TENSOR:
+        value, convert = held_fields[1], tensor_to_array
     else:
-        raise TypeError("The element type in the input optional is not supported.")
-    # At most the field of elem_type is set (tested here without _only_field's loop).
-    if (
-        (tensor is not None) + (sparse is not None) + (sequence is not None)
-        + (map_ is not None) + (inner is not None) != (value is not None)
-    ):  # fmt: skip
-        _only_field(o, _OPTIONAL_FIELDS, _OPTIONAL_FIELDS[elem_type], "OptionalProto")
+        value, convert = _optional_value(o)
     try:
         return None if value is None else convert(value)
     except RecursionError:

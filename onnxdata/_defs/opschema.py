@@ -66,8 +66,8 @@ class OpSchema:
 
     __slots__ = (
         "_arity", "_attributes", "_constraints", "_contextual", "_deprecated", "_determinism",
-        "_doc", "_domain", "_file", "_final", "_functions", "_inference", "_inputs", "_name",
-        "_outputs", "_since", "_support",
+        "_doc", "_file", "_final", "_function_bodies", "_inference", "_inputs", "_outputs",
+        "_own_domain", "_own_name", "_since", "_support",
     )  # fmt: skip
 
     def __init__(
@@ -83,8 +83,8 @@ class OpSchema:
         attributes: Sequence[parts.Attribute] = (),
         node_determinism: parts.NodeDeterminism = NodeDeterminism.Unknown,
     ) -> None:
-        self._name = _text(name, "name")
-        self._domain = _text(domain, "domain")
+        self._own_name = _text(name, "name")
+        self._own_domain = _text(domain, "domain")
         self._since = c_int(since_version, "since_version")
         self._doc: str | None = _text(doc, "doc") or None
         self._deprecated = False
@@ -93,7 +93,7 @@ class OpSchema:
         self._determinism = NodeDeterminism(node_determinism)
         self._final = False
         self._inference = (False, False)
-        self._functions: tuple[tuple[int, bytes], ...] = ()
+        self._function_bodies: tuple[tuple[int, bytes], ...] = ()
         self._contextual: tuple[tuple[int, tuple[bytes, ...], tuple[Any, ...]], ...] = ()
         constraints = [
             constraint_of(item) for item in _sequence(type_constraints, "type_constraints")
@@ -119,19 +119,19 @@ class OpSchema:
     # -- what onnx lets Python set
     @property
     def name(self) -> str:
-        return self._name
+        return self._own_name
 
     @name.setter
     def name(self, value: str) -> None:
-        self._name = _text(value, "name")
+        self._own_name = _text(value, "name")
 
     @property
     def domain(self) -> str:
-        return self._domain
+        return self._own_domain
 
     @domain.setter
     def domain(self, value: str) -> None:
-        self._domain = _text(value, "domain")
+        self._own_domain = _text(value, "domain")
 
     @property
     def doc(self) -> str | None:
@@ -231,7 +231,7 @@ class OpSchema:
     # -- functions
     @property
     def has_function(self) -> bool:
-        return bool(self._functions)
+        return bool(self._function_bodies)
 
     @property
     def has_context_dependent_function(self) -> bool:
@@ -239,7 +239,7 @@ class OpSchema:
 
     @property
     def function_opset_versions(self) -> list[int]:
-        return [v for v, _ in self._functions]
+        return [v for v, _ in self._function_bodies]
 
     @property
     def context_dependent_function_opset_versions(self) -> list[int]:
@@ -247,12 +247,12 @@ class OpSchema:
 
     @property
     def all_function_opset_versions(self) -> list[int]:
-        return sorted({v for v, _ in self._functions} | {e[0] for e in self._contextual})
+        return sorted({v for v, _ in self._function_bodies} | {e[0] for e in self._contextual})
 
     @property
     def _function_body(self) -> bytes:
         """The encoded body of the latest function version, b"" when there is none."""
-        return self._functions[-1][1] if self._functions else b""
+        return self._function_bodies[-1][1] if self._function_bodies else b""
 
     @property
     def function_body(self) -> FunctionProto:
@@ -261,9 +261,9 @@ class OpSchema:
 
     def get_function_with_opset_version(self, opset_version: int) -> bytes:
         """The encoded body for ``opset_version``: that of the latest version not above it."""
-        versions = [v for v, _ in self._functions]
+        versions = [v for v, _ in self._function_bodies]
         at = bisect.bisect_right(versions, opset_version)
-        return self._functions[at - 1][1] if at else b""
+        return self._function_bodies[at - 1][1] if at else b""
 
     def get_context_dependent_function(
         self, node_proto: bytes, input_types: Sequence[bytes]
@@ -379,7 +379,7 @@ def from_record(record: Sequence[Any], type_lists: Sequence[Sequence[str]]) -> O
     """The schema a catalog record describes: a parsed JSON line in the layout
     tests/support/defs_generate.py writes (lists, bytes as base64 text)."""
     made = OpSchema.__new__(OpSchema)
-    made._name, made._domain, made._since = record[NAME], record[DOMAIN], record[SINCE]
+    made._own_name, made._own_domain, made._since = record[NAME], record[DOMAIN], record[SINCE]
     made._doc, made._deprecated, made._file = "", record[DEPRECATED], ""
     made._arity = tuple(record[ARITY])
     support, determinism = record[LEVELS]
@@ -398,7 +398,7 @@ def from_record(record: Sequence[Any], type_lists: Sequence[Sequence[str]]) -> O
         for name, kind, required, default in record[ATTRIBUTES]
     }
     made._constraints = tuple(constraint(p, type_lists[i]) for p, i in record[CONSTRAINTS])
-    made._functions = tuple((v, _bytes(body)) for v, body in record[FUNCTIONS])
+    made._function_bodies = tuple((v, _bytes(body)) for v, body in record[FUNCTIONS])
     made._contextual = tuple(
         (v, tuple(_bytes(b) for b in bodies), tuple(tuple(p) for p in patterns))
         for v, bodies, patterns in record[CONTEXTUAL]

@@ -94,7 +94,7 @@ class FormalParameter:
     constraints, as onnx does.
     """
 
-    __slots__ = ("_arity", "_category", "_description", "_homogeneous", "_name", "_option",
+    __slots__ = ("_arity", "_category", "_description", "_homogeneous", "_option", "_own_name",
                  "_type_str", "_types")  # fmt: skip
 
     def __init__(
@@ -108,7 +108,7 @@ class FormalParameter:
         min_arity: int = 1,
         differentiation_category: DifferentiationCategory = DifferentiationCategory.Unknown,
     ) -> None:
-        self._name = _text(name, "name")
+        self._own_name = _text(name, "name")
         self._type_str = _text(type_str, "type_str")
         self._description = _text(description, "description")
         self._option = FormalParameterOption(param_option)
@@ -119,7 +119,7 @@ class FormalParameter:
 
     @property
     def name(self) -> str:
-        return self._name
+        return self._own_name
 
     @property
     def type_str(self) -> str:
@@ -177,7 +177,7 @@ class Attribute:
     the default has no ``SerializeToString``, as onnx does.
     """
 
-    __slots__ = ("_default", "_description", "_name", "_required", "_type")
+    __slots__ = ("_default", "_description", "_own_name", "_required", "_type_code")
 
     def __init__(
         self,
@@ -188,25 +188,25 @@ class Attribute:
         required: bool | None = None,
         default_value: Any = None,
     ) -> None:
-        self._name = _text(name, "name")
+        self._own_name = _text(name, "name")
         self._description = _text(description, "description")
         if (type is None) == (default_value is None):
             raise TypeError("Attribute() takes a type or a default_value (one of the two)")
         value = type if default_value is None else default_value
         if isinstance(value, AttrType):
-            self._type = int(value)
+            self._type_code = int(value)
             self._required = True if required is None else bool(required)
             self._default = b""
             return
         if required is not None:
             raise TypeError("Attribute(): required= is taken only with a type, not a default")
         self._default = bytes(value.SerializeToString())
-        self._type = AttributeProto.decode(self._default).type  # checked when read, as onnx
+        self._type_code = AttributeProto.decode(self._default).type  # checked when read, as onnx
         self._required = False
 
     @property
     def name(self) -> str:
-        return self._name
+        return self._own_name
 
     @property
     def description(self) -> str:
@@ -215,9 +215,9 @@ class Attribute:
     @property
     def type(self) -> AttrType:
         """The type; ValueError when a default's type is none of AttrType's, as onnx."""
-        if self._type not in AttrType._value2member_map_:
-            raise ValueError(f"{self._type} is not a valid AttrType.")  # onnx's words
-        return AttrType(self._type)
+        if self._type_code not in AttrType._value2member_map_:
+            raise ValueError(f"{self._type_code} is not a valid AttrType.")  # onnx's words
+        return AttrType(self._type_code)
 
     @property
     def required(self) -> bool:
@@ -328,13 +328,13 @@ def typed(
 
 def kind_of(attribute: Attribute) -> int:
     """The attribute's type as a number, which may be none of AttrType's (a bad default)."""
-    return attribute._type
+    return attribute._type_code
 
 
 def attribute(name: str, kind: int, required: bool, default: bytes) -> Attribute:
     """An attribute from the catalog's facts (no prose), without re-checking them."""
     made = Attribute.__new__(Attribute)
-    made._name, made._description, made._type = name, "", kind
+    made._own_name, made._description, made._type_code = name, "", kind
     made._required, made._default = required, default
     return made
 
@@ -344,7 +344,7 @@ def parameter(fields: Sequence[Any], types: frozenset[str]) -> FormalParameter:
     min_arity, differentiation category), accepting ``types``."""
     name, type_str, option, homogeneous, arity, category = fields
     made = FormalParameter.__new__(FormalParameter)
-    made._name, made._type_str, made._description = name, type_str, ""
+    made._own_name, made._type_str, made._description = name, type_str, ""
     made._option = FormalParameterOption(option)
     made._homogeneous, made._arity = homogeneous, arity
     made._category = DifferentiationCategory(category)

@@ -17,17 +17,20 @@ itself (through a node's attribute, or a function's node that a subgraph
 holds too) is refused with ``encode()``'s error for it, before the caller
 has changed anything: the walkers return lists, made whole first.
 
-Fields are read through their slots (None while unset): by name an unset
-sub-message reads as an empty stand-in, which is harmless here but would be
-made for every attribute visited.
+Fields are read as held (``_core/access.py``: None while unset): by name an
+unset sub-message reads as an empty stand-in, and an empty repeated field
+makes its container, which is harmless here but would be made for every
+attribute and graph visited.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
+from .._core.access import gather, held
 from .._core.walk import walk
 from .._messages.declarations import TensorProto
+from .._messages.graphs import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,15 +46,26 @@ _GRAPHS = 10  # AttributeProto.GRAPHS
 # A tensor's path is never shown (a tensor cannot close a cycle): one constant
 # part each, no text made per tensor.
 _TENSOR = "tensor"
+# What the walkers read, as held: one call per message.
+_attribute_fields = gather(AttributeProto, ("type", "g", "graphs", "t", "tensors"))
+_attribute_graphs = gather(AttributeProto, ("type", "g", "graphs"))
+_graph_fields = gather(GraphProto, ("initializer", "node"))
+_held_node: dict[type, Callable[[Any], Any]] = {
+    GraphProto: held(GraphProto, "node"),
+    FunctionProto: held(FunctionProto, "node"),
+}
+_held_attribute = held(NodeProto, "attribute")
+_held_graph = held(ModelProto, "graph")
+_held_functions = held(ModelProto, "functions")
 
 
-def _subgraphs(attribute: Any, where: str) -> list[Child]:
-    """The subgraphs of an attribute, as onnx finds them: by its ``type``."""
-    kind = attribute._type
-    if kind == _GRAPH and attribute._g is not None:
-        return [(f"{where}.g", attribute._g, None)]
+def _subgraphs(kind: Any, g: Any, graphs: Any, where: str) -> list[Child]:
+    """The subgraphs of an attribute of type ``kind`` holding ``g`` and
+    ``graphs``, as onnx finds them: by its ``type``."""
+    if kind == _GRAPH and g is not None:
+        return [(f"{where}.g", g, None)]
     if kind == _GRAPHS:
-        return [(f"{where}.graphs[{i}]", g, None) for i, g in enumerate(attribute._graphs or ())]
+        return [(f"{where}.graphs[{i}]", sub, None) for i, sub in enumerate(graphs or ())]
     return []
 
 
@@ -75,32 +89,38 @@ def _initializers(found: list[TensorProto], listed: set[int], step: Step) -> lis
     subgraphs.  The walk asks for them in its order (a graph, then its
     subgraphs, depth first), which is onnx's: a graph's initializers come before
     any of its subgraphs'."""
-    graph = step.obj
-    for t in graph._initializer or ():
+    initializer, nodes = _graph_fields(step.obj)
+    for t in initializer or ():
         if id(t) not in listed:
             listed.add(id(t))
             found.append(t)
-    return [
-        child
-        for n, node in enumerate(graph._node or ())
-        for a, attribute in enumerate(node._attribute or ())
-        for child in _subgraphs(attribute, f"node[{n}].attribute[{a}]")
-    ]
+    children = []
+    for n, node in enumerate(nodes or ()):
+        for a, attribute in enumerate(_held_attribute(node) or ()):
+            kind, g, graphs = _attribute_graphs(attribute)
+            if g is not None or graphs:
+                children += _subgraphs(kind, g, graphs, f"node[{n}].attribute[{a}]")
+    return children
 
 
 def _attribute_items(graph: Any) -> Iterator[Child]:
-    for n, node in enumerate(graph._node or ()):
-        for a, attribute in enumerate(node._attribute or ()):
-            where = f"node[{n}].attribute[{a}]"
-            if attribute._t is not None:
-                yield _TENSOR, attribute._t, None
-            for t in attribute._tensors or ():
+    """The tensors of a graph's (or a function's) attributes, and their subgraphs."""
+    held_node = _held_node.get(type(graph))
+    nodes = graph.node if held_node is None else held_node(graph)  # (a subclass: by name)
+    for n, node in enumerate(nodes or ()):
+        for a, attribute in enumerate(_held_attribute(node) or ()):
+            kind, g, graphs, t, tensors = _attribute_fields(attribute)
+            if t is not None:
                 yield _TENSOR, t, None
-            yield from _subgraphs(attribute, where)
+            for each in tensors or ():
+                yield _TENSOR, each, None
+            if g is not None or graphs:
+                yield from _subgraphs(kind, g, graphs, f"node[{n}].attribute[{a}]")
 
 
 def _graph(model: Any) -> list[Child]:
-    return [] if model._graph is None else [("ModelProto.graph", model._graph, None)]
+    graph = _held_graph(model)
+    return [] if graph is None else [("ModelProto.graph", graph, None)]
 
 
 def initializer_tensors(model: Any) -> list[TensorProto]:
@@ -124,7 +144,8 @@ def attribute_tensors(model: Any) -> list[TensorProto]:
         EncodeValueError: a graph holds itself.
     """
     functions = [
-        (f"ModelProto.functions[{i}]", f, None) for i, f in enumerate(model._functions or ())
+        (f"ModelProto.functions[{i}]", f, None)
+        for i, f in enumerate(_held_functions(model) or ())
     ]
     return _tensors([*_graph(model), *functions], _attribute_items)
 

@@ -47,10 +47,10 @@ class SaveUndo:
     block (any ``BaseException``) restores everything, then propagates.
     """
 
-    __slots__ = ("_base", "_files", "_kept", "_tensors")
+    __slots__ = ("_base", "_files", "_kept", "_saved")
 
     def __init__(self, tensors: Iterable[TensorProto], base_dir: str = ".") -> None:
-        self._tensors = [(t, _state(t)) for t in tensors]
+        self._saved = [(t, _state(t)) for t in tensors]
         self._base = base_dir or "."
         self._files: dict[str, int | None] = {}
         self._kept = False
@@ -97,14 +97,14 @@ class SaveUndo:
         for path, before in self._files.items():
             with contextlib.suppress(OSError):
                 _cut_back(path, before, ends.get(path))
-        for t, state in self._tensors:
+        for t, state in self._saved:
             _restore(t, state)
 
     def _ends(self) -> dict[str, int]:
         """Where this save's last write to each file ended, from the entries
         the writer recorded in the tensors (before they are restored)."""
         ends: dict[str, int] = {}
-        for t, state in self._tensors:
+        for t, state in self._saved:
             if state[0] is _UNSET or not _entries_changed(t, state):
                 continue  # not written by this save: the writer records where it wrote
             try:

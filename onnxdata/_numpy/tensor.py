@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._core import schema as _schema
-from .._core.access import counter, held
+from .._core.access import CROWDED, counter, gather, held
 from .._core.blanks import blank_maker
 from .._core.mapped import check_view
 from .._io.external import read_external_data, uses_external_data
@@ -39,7 +39,6 @@ from .._messages.declarations import TensorProto
 from . import bits
 from .dtypes import SPECS, DtypeSpec, np_dtype_to_tensor_dtype, spec_of
 from .shape import shape_of
-from .slots import require_slots
 
 NDArray = npt.NDArray[Any]
 _LITTLE = sys.byteorder == "little"
@@ -80,8 +79,13 @@ _typed_values = counter(TensorProto, STORAGE_FIELDS)
 # and each is a Python call where these are C calls.
 _held_raw = held(TensorProto, "raw_data")
 _held_segment = held(TensorProto, "segment")
-# The fast paths read and write these slots by name (slots.py says why).
-require_slots(TensorProto, ("segment", "data_location", "raw_data", "data_type", "dims"))
+# What tensor_to_array's fast path reads, in one call (a property is a Python
+# call per field, and makes an empty dims container); CROWDED when a typed
+# storage field holds values or segment is set, which the fast path leaves to
+# the general one.
+_raw_alone = gather(
+    TensorProto, ("raw_data", "data_location", "data_type", "dims"), (*STORAGE_FIELDS, "segment")
+)
 
 
 def _label(tensor: TensorProto) -> str:
@@ -115,7 +119,6 @@ def _size_error(
 
 def tensor_to_array(tensor: TensorProto, base_dir: str = "", storage_view: bool = False) -> NDArray:
     """The array of ``tensor``; see ``numpy_helper.to_array``."""
-    t: Any = tensor  # (its slots are read by name: slots.py)
     # Fast path for the common case, raw_data and nothing else: one ndarray
     # over the message's bytes (or its memoryview with decode(copy=False)),
     # read-only and without a copy as below, in a few calls.  A -1 among the
@@ -124,30 +127,37 @@ def tensor_to_array(tensor: TensorProto, base_dir: str = "", storage_view: bool 
     # buffer too small, the nbytes test one too large.  Anything unusual, and
     # every error, takes the general path, whose shape_of raises the right
     # exception.
-    buf: Any = t._raw_data
-    if type(buf) is memoryview:
-        check_view(buf)  # a view of a mapped file that shrank: an error, not SIGBUS
-    if t._segment is None and t._data_location != _EXTERNAL:
-        kind = type(buf)
-        if kind is bytes or kind is memoryview:
-            try:
-                dtype = (_RAW_STORAGE if storage_view else _RAW_DTYPES).get(t._data_type)
-                dims = t._dims
-                if dims is None:
-                    dims = ()  # a scalar: the container was never made
-                if dtype is not None and -1 not in dims and not _typed_values(t):
-                    out: NDArray = np.ndarray(dims, dtype, buf)
-                    if kind is bytes:
-                        if out.nbytes == len(buf):
-                            return out  # read-only: bytes are
-                    elif out.nbytes == buf.nbytes:
-                        if not out.flags.aligned:
-                            out = _aligned(out)
-                        elif not buf.readonly:  # decode(copy=False) of a bytearray
-                            out.flags.writeable = False
-                        return out
-            except (TypeError, ValueError, OverflowError, BufferError):
-                pass
+    try:
+        held_fields = _raw_alone(tensor)
+    except TypeError:  # a storage field holds what is not a container: the general path says
+        held_fields = CROWDED
+    if held_fields is CROWDED:  # typed values, or a segment: the general path
+        buf: Any = _held_raw(tensor)
+        if type(buf) is memoryview:
+            check_view(buf)  # a view of a mapped file that shrank: an error, not SIGBUS
+        return _general(tensor, base_dir, storage_view)
+    buf, location, data_type, dims = held_fields
+    kind = type(buf)
+    if kind is memoryview:
+        check_view(buf)
+    if location != _EXTERNAL and (kind is bytes or kind is memoryview):
+        try:
+            dtype = (_RAW_STORAGE if storage_view else _RAW_DTYPES).get(data_type)
+            if dims is None:
+                dims = ()  # a scalar: the container was never made
+            if dtype is not None and -1 not in dims:
+                out: NDArray = np.ndarray(dims, dtype, buf)
+                if kind is bytes:
+                    if out.nbytes == len(buf):
+                        return out  # read-only: bytes are
+                elif out.nbytes == buf.nbytes:
+                    if not out.flags.aligned:
+                        out = _aligned(out)
+                    elif not buf.readonly:  # decode(copy=False) of a bytearray
+                        out.flags.writeable = False
+                    return out
+        except (TypeError, ValueError, OverflowError, BufferError):
+            pass
     return _general(tensor, base_dir, storage_view)
 
 
@@ -295,7 +305,10 @@ def _ints(tensor: TensorProto, field: str, values: Sequence[int], dtype: np.dtyp
 _RAW_AS_IS: dict[np.dtype[Any], int] = {}
 
 
-_new_tensor = blank_maker(_TENSOR)  # an empty message, faster than __init__
+# A tensor holding these three fields, made in one call: __init__ with
+# keywords and the properties would be several Python calls more, and dims a
+# second list (their conversion copies what is already a new list of ints).
+_new_raw_tensor = blank_maker(_TENSOR, ("dims", "data_type", "raw_data"))
 
 
 def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:
@@ -304,14 +317,7 @@ def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:
         # The usual case in a few steps: a dtype met before goes to raw_data as it is.
         code = _RAW_AS_IS.get(array.dtype)
         if code is not None:
-            # Its slots written by name (slots.py): the properties would be three
-            # Python calls more, and dims a second list (their conversion copies
-            # what is already a new list of ints).
-            made: Any = _new_tensor()
-            made._dims = list(array.shape)
-            made._data_type = code
-            made._raw_data = array.tobytes()
-            tensor: TensorProto = made
+            tensor: TensorProto = _new_raw_tensor(list(array.shape), code, array.tobytes())
             if name:
                 tensor.name = name
             return tensor
