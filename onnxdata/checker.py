@@ -47,6 +47,7 @@ from __future__ import annotations
 import os
 from functools import partial
 
+from ._core.access import held
 from ._core.errors import ValidationError
 from ._core.schema import spec_of
 from ._core.walk import Step, message_children, walk
@@ -434,8 +435,11 @@ def _required(root: Message) -> Iterator[Violation]:
 
 def _missing(msg: Any, name: str) -> bool:
     """Whether the field ``name`` of ``msg`` is unset (as ``not HasField``), read from
-    its slot: a slot that was deleted is missing too (``check()`` reports it)."""
-    return getattr(msg, spec_of(type(msg)).by_name[name].slot, None) is None
+    as held: a slot that was deleted is missing too (``check()`` reports it)."""
+    try:
+        return held(type(msg), name)(msg) is None
+    except AttributeError:  # deleted
+        return True
 
 
 def _tensor_required(path: str, msg: Any) -> Iterator[Violation]:

@@ -18,11 +18,9 @@ The operator schemas are asked for once per (op, version, domain) in a check
 from __future__ import annotations
 
 import sys
-from operator import attrgetter
 
-from .._core.access import held
+from .._core.access import gather, held
 from .._core.errors import ValidationError
-from .._core.schema import spec_of
 from .._messages.graphs import AttributeProto, NodeProto
 from .checker_context import (
     CheckerContext,
@@ -85,7 +83,7 @@ _VALUE_FIELDS = (
 )  # fmt: skip
 _VALUE_KINDS = tuple((kind, repeated, deep) for _, kind, repeated, deep in _VALUE_FIELDS)
 # Every value field's slot in one call (None: unset, or a repeated field never made).
-_VALUES = attrgetter(*(spec_of(AttributeProto).by_name[f[0]].slot for f in _VALUE_FIELDS))
+_VALUES = gather(AttributeProto, tuple(f[0] for f in _VALUE_FIELDS))
 _ATTR_TYPE = held(AttributeProto, "type")
 _ATTR_REF = held(AttributeProto, "ref_attr_name")
 _NODE_ATTRIBUTES = held(NodeProto, "attribute")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 
+from .._core.access import held
 from .._core.errors import DecodeError
 from .._io.files import load
 from .._messages.datatypes import element_fields
@@ -273,7 +274,7 @@ def _fit_elements(msg: Any, t: Any, path: str, out: list[tuple[str, str]], depth
     cls = type(msg)
     names = type(msg).DataType
     field = element_fields(cls)[wanted]
-    value = getattr(msg, field.slot)
+    value = held(cls, field.name)(msg)
     if not msg.elem_type and not value:
         return  # empty, of no type: onnx writes an empty optional so (from_optional(None))
     if msg.elem_type != wanted:
@@ -310,7 +311,7 @@ def value_text(msg: Any, depth: int = DEPTH) -> str:
         return f"map({elem_name(msg.key_type)},...) of {count}"
     head = "seq" if isinstance(msg, SequenceProto) else "optional"
     field = element_fields(type(msg)).get(msg.elem_type)
-    value = None if field is None else getattr(msg, field.slot)
+    value = None if field is None else held(type(msg), field.name)(msg)
     items = (
         [] if value is None else list(value) if field is not None and field.repeated else [value]
     )

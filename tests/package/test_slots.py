@@ -13,8 +13,13 @@ class (nested ones too), not from a hand list; a module is refused when it
 names one as an attribute (``x._raw_data``, read, written or deleted) or as
 a string given to ``getattr``, ``setattr``, ``delattr``, ``hasattr``,
 ``operator.attrgetter`` or ``__getattribute__``/``__setattr__``/
-``__delattr__``.  A slot name built at run time (``getattr(m, f.slot)``)
-is not seen: it goes through the schema.
+``__delattr__``.
+
+A slot reached through the schema (``getattr(m, f.slot)``) names no slot,
+but still reads one: the modules that do so (the ``Message`` API, the
+printers and parsers, the validator's walk, the cloners...) are listed in
+``THROUGH_THE_SCHEMA``, due to go through ``_core`` accessors; the test fails
+when another module starts, or when one of them stops (to shorten the list).
 """
 
 from __future__ import annotations
@@ -73,6 +78,35 @@ def slot_uses(source: str, slots: frozenset[str] = SLOTS) -> list[str]:
     return [f"{line}: {how}" for line, how in sorted(found)]
 
 
+# Modules outside _core and _codec that reach slots through ``FieldSpec.slot``,
+# ``FieldSpec.siblings`` or ``all_slots``: known, and due to go.
+THROUGH_THE_SCHEMA = {
+    "_fuzz/property",
+    "_fuzz/samples",
+    "_io/formats",
+    "_io/type_detection",
+    "_messages/message",
+    "_text/json_reader",
+    "_text/json_writer",
+    "_text/text_parser",
+    "_text/text_printer",
+    "_text/upb_printer",
+    "_tools/check",
+    "_tools/protovalues",
+}
+
+
+def schema_slot_uses(source: str) -> list[int]:
+    """The lines of ``source`` that reach a slot through the schema."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if (isinstance(node, ast.Attribute) and node.attr in ("slot", "siblings"))
+        or (isinstance(node, ast.Name) and node.id == "all_slots")
+        or (isinstance(node, ast.alias) and node.name == "all_slots")
+    )
+
+
 def _outside() -> list[Path]:
     return [
         path
@@ -126,3 +160,18 @@ def test_the_checker_leaves_public_names_and_other_strings_alone() -> None:
         "getattr(m, f.slot)\n"
     )
     assert slot_uses(snippet) == []
+
+
+def test_only_the_known_modules_reach_slots_through_the_schema() -> None:
+    reaching = {
+        path.relative_to(PACKAGE).with_suffix("").as_posix()
+        for path in _outside()
+        if schema_slot_uses(path.read_text(encoding="utf-8"))
+    }
+    assert reaching == THROUGH_THE_SCHEMA
+
+
+def test_the_schema_checker_finds_each_form() -> None:
+    snippet = "getattr(m, f.slot)\nfor s in f.siblings: pass\nfrom x import all_slots\n"
+    assert schema_slot_uses(snippet) == [1, 2, 3]
+    assert schema_slot_uses("getattr(m, f.name)\nheld(cls, name)(m)\n") == []
