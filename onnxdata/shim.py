@@ -19,8 +19,8 @@ onnxdata.helper``) for each module onnx 1.23.2 has and onnxdata provides; any ot
 every name from onnxdata, except ``__version__``: it is the version of onnx whose API
 onnxdata follows, which packages compare against.  A few modules are made by the finder,
 from onnxdata's: ``onnx.onnx_cpp2py_export`` and its ``defs``, ``checker``,
-``shape_inference`` and ``inliner``, ``onnx._mapping`` (onnx's private data-type table, which packages
-import), and, while onnxdata has no shape inference, ``onnx.shape_inference``, whose
+``shape_inference`` and ``inliner``, ``onnx._mapping`` (onnx's private data-type table,
+which packages import), and, while onnxdata has no shape inference, ``onnx.shape_inference``, whose
 functions raise :class:`ShapeInferenceUnavailableError`.
 
 The finder is installed only when no other ``onnx`` can be imported (unless
