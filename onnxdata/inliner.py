@@ -34,8 +34,8 @@ from collections.abc import Sequence
 
 from ._messages.convert import as_message
 from ._messages.graphs import ModelProto
-from ._tools import inliner as _inliner
-from ._tools.inliner import InliningUnavailableError
+from ._tools import inlining as _inliner
+from ._tools.inlining import InliningUnavailableError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

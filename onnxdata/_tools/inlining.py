@@ -23,7 +23,7 @@ result is onnx's byte for byte:
 Both first check that no local function calls itself (onnx's
 ``check_function_call_cycles``, ``ValidationError``).  The call-sites are
 numbered in the order they are inlined (``__1``, ``__2``...); names follow
-:mod:`.inliner_names`.  A function is identified by (domain, name, overload)
+:mod:`.inlining_names`.  A function is identified by (domain, name, overload)
 for lookup (``ai.onnx`` read as ``""``), but selected by (domain, name) as
 written in the node, as onnx does.
 """
@@ -34,7 +34,7 @@ from .._core.errors import DecodeError, EncodeValueError
 from .._defs.registry import lookup
 from .._messages.graphs import FunctionProto, ModelProto
 from .checker_functions import check_function_call_cycles, function_id
-from .inliner_names import NameGenerator, bind_attributes, rename_callee
+from .inlining_names import NameGenerator, bind_attributes, rename_callee
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
