@@ -57,22 +57,43 @@ def _flag(value: object, function: str) -> bool:
     return value
 
 
+def _sequence(value: object) -> bool:
+    """Whether CPython's ``PySequence_Check`` holds: what onnx's binding reads as a list."""
+    return hasattr(type(value), "__getitem__") and not isinstance(value, dict)
+
+
+def _text(value: object) -> bool:
+    """A str that C++ can take (UTF-8 encodable)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _ids(function_ids: object, function: str) -> list[tuple[str, str]]:
-    """``function_ids`` as onnx's binding takes them: a sequence of (domain, name) str pairs."""
+    """``function_ids`` as onnx's binding takes them: a sequence of (domain, name) pairs of
+    str (any sequence of two, so even a two-letter str, as onnx takes it)."""
     bad = TypeError(
         f"{function}(): incompatible function arguments: function_ids must be a sequence "
         f"of (domain, name) pairs of str, not {type(function_ids).__name__}"
     )
-    if isinstance(function_ids, (str, bytes)) or not isinstance(function_ids, Sequence):
+    if not _sequence(function_ids):
         raise bad
     pairs = []
-    for item in function_ids:
-        if isinstance(item, (str, bytes)) or not isinstance(item, Sequence) or len(item) != 2:
-            raise bad
-        domain, name = item
-        if not isinstance(domain, str) or not isinstance(name, str):
-            raise bad
-        pairs.append((domain, name))
+    try:
+        items = list(function_ids)  # type: ignore[call-overload]
+        for item in items:
+            if not _sequence(item) or len(item) != 2:
+                raise bad
+            domain, name = item[0], item[1]
+            if not (_text(domain) and _text(name)):
+                raise bad
+            pairs.append((str(domain), str(name)))
+    except (TypeError, KeyError, IndexError) as exc:
+        raise bad from exc
     return pairs
 
 

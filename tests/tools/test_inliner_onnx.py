@@ -20,6 +20,7 @@ import sys
 import warnings
 from typing import Any
 
+import numpy as np
 import onnx
 import onnx.inliner
 import pytest
@@ -210,7 +211,20 @@ def test_errors_are_onnx_errors() -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [(None,), ([("a",)],), ([1, 2],), ("ab",), ([("a", "b")], 1), ([("a", b"b")],)],
+    [
+        (None,),
+        ([("a",)],),
+        ([1, 2],),
+        ("ab",),
+        ([("a", "b")], 1),
+        ([("a", b"b")],),
+        ([b"ab"],),
+        (iter([("a", "b")]),),
+        ({("a", "b")},),
+        ([{"a": 1, "b": 2}],),
+        ([("a", "b\udc80")],),
+        ([("a", "b")], np.bool_(True)),
+    ],
 )
 def test_arguments_of_the_wrong_type_are_type_errors(args: tuple[Any, ...]) -> None:
     model = parser.parse_model(_NESTED)
@@ -220,9 +234,18 @@ def test_arguments_of_the_wrong_type_are_type_errors(args: tuple[Any, ...]) -> N
         inliner.inline_selected_functions(model, *args)
 
 
+@pytest.mark.parametrize(
+    "ids", [["lo"], [np.array(["local", "foo"])], (("local", "foo"),), [("local", "foo")]]
+)
+def test_any_sequence_of_two_str_is_a_pair_as_in_onnx(ids: Any) -> None:
+    """onnx's binding reads any sequence of two str as a pair: even a two-letter str."""
+    theirs, ours = _both(parser.parse_model(_COLLIDING), False, ids)
+    assert isinstance(ours, bytes) and theirs == ours
+
+
 def test_convert_version_must_be_a_bool_as_in_onnx() -> None:
     model = parser.parse_model(_NESTED)
-    flags: list[Any] = [1, "x", None]
+    flags: list[Any] = [1, "x", None, np.bool_(True)]
     for flag in flags:
         with pytest.raises(TypeError):
             _LOCAL(model, flag)
