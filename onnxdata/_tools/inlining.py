@@ -110,6 +110,10 @@ class _Inliner:
         self.schemas = schemas
         self.names = NameGenerator(model.graph)
         self.count = 0
+        # A local function inlined in the main graph (or a function) keeps its messages'
+        # depth (a function's node is as deep as a graph's); inlined in a subgraph, it is
+        # three messages deeper per level, and may pass what protobuf parses.
+        self.deeper = False
 
     def callee(self, node: Any) -> tuple[Any, int] | None:
         """onnx's ``GetCallee``: the body to inline for ``node`` (a fresh copy) and
@@ -129,6 +133,7 @@ class _Inliner:
             return None
         body = schema.get_function_with_opset_version(version) if schema.has_function else b""
         if body:
+            self.deeper = True  # a schema's body is not bounded by the model's depth
             return FunctionProto.decode(body), _NO_CONVERSION
         if schema.has_context_dependent_function:
             raise InliningUnavailableError(
@@ -158,6 +163,7 @@ class _Inliner:
                 nodes.append(node)
                 continue
             body, target = found
+            self.deeper = self.deeper or level > 0
             bind_attributes(node, body)
             self.count += 1
             rename_callee(node, body, f"__{self.count}", self.names)
@@ -188,12 +194,15 @@ def _working_copy(model: Any) -> Any:
     return work
 
 
-def _finished(model: Any, functions: dict[str, tuple[bytes, int]]) -> Any:
-    """The inlined functions removed; the nesting protobuf can parse checked."""
+def _finished(model: Any, functions: dict[str, tuple[bytes, int]], deeper: bool) -> Any:
+    """The inlined functions removed; the nesting protobuf can parse checked, when a body
+    was inlined in a subgraph (else no message is deeper than in the model given)."""
     kept = [f for f in model.functions
             if function_id(f.domain, f.name, f.overload) not in functions]  # fmt: skip
     if len(kept) != len(model.functions):
         model.functions[:] = kept
+    if not deeper:
+        return model
     try:
         model.encode()
     except EncodeValueError as err:
@@ -225,8 +234,9 @@ def inline_local_functions(model: Any, convert_version: bool) -> Any:
         if not mismatches:
             key = function_id(function.domain, function.name, function.overload)
             functions[key] = (function.encode(), target)
-    _Inliner(work, lambda domain, name: True, functions, False).graph(work.graph, 0)
-    return _finished(work, functions)
+    inliner = _Inliner(work, lambda domain, name: True, functions, False)
+    inliner.graph(work.graph, 0)
+    return _finished(work, functions, inliner.deeper)
 
 
 def inline_selected_functions(
@@ -264,4 +274,4 @@ def inline_selected_functions(
     inliner.graph(work.graph, 0)
     for function in others:
         inliner.function(function)
-    return _finished(work, functions)
+    return _finished(work, functions, inliner.deeper)

@@ -545,3 +545,23 @@ def test_import_onnx_inliner_resolves_after_install_as_onnx() -> None:
         "inline_selected_functions2",
     ]
     assert out["local"] == out["bytes"] == expected
+
+
+def test_unknown_fields_travel_with_the_inlined_messages() -> None:
+    """The call's attribute copied into the body keeps its unknown fields, as onnx's copy."""
+    model = parser.parse_model(
+        """
+        <ir_version: 8, opset_import: [ "" : 17, "local" : 1 ]>
+        agraph (float[N] X) => (float[N] Y) { Y = local.foo <a: float = 2.0> (X) }
+        <opset_import: [ "" : 17, "local" : 1 ], domain: "local">
+        foo <a> (x) => (y) { t = LeakyRelu <alpha: float = @a> (x) y = Relu(t) }
+        """
+    )
+    unknown = b"\xf8\x07\x01"  # field 127, a varint: in no message of onnx.proto
+    function = model.functions[0]
+    for message in (model.graph.node[0].attribute[0], function.node[0], function.node[0]
+                    .attribute[0], function, model.graph, model):  # fmt: skip
+        message.ParseFromString(message.SerializeToString() + unknown)
+    for local, args in ((True, ()), (False, ([("local", "foo")],))):
+        theirs, ours = _both(model, local, *args)
+        assert isinstance(ours, bytes) and theirs == ours and ours.count(unknown) == 4
