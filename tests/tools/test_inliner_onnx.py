@@ -565,3 +565,22 @@ def test_unknown_fields_travel_with_the_inlined_messages() -> None:
     for local, args in ((True, ()), (False, ([("local", "foo")],))):
         theirs, ours = _both(model, local, *args)
         assert isinstance(ours, bytes) and theirs == ours and ours.count(unknown) == 4
+
+
+def test_a_model_built_wrong_in_python_is_the_encoders_error() -> None:
+    """onnx serializes the model first; so does onnxdata: a graph that holds itself and a
+    value of the wrong type are EncodeErrors with the field path, never a RecursionError."""
+    node = onnxdata.helper.make_node(
+        "If", ["c"], ["y"], then_branch=onnxdata.helper.make_graph([], "g", [], [])
+    )
+    model = onnxdata.helper.make_model(onnxdata.helper.make_graph([node], "g", [], []))
+    held = model.graph.node[0]
+    held.attribute[0].g.node.append(held)
+    with pytest.raises(onnxdata.EncodeError, match="nesting deeper than 100"):
+        inliner.inline_local_functions(model)
+    held.attribute[0].g.ClearField("node")
+    held.name = 5  # type: ignore[assignment]
+    with pytest.raises(onnxdata.EncodeError, match=r"graph\.node\[0\]\.name"):
+        inliner.inline_selected_functions(model, [])
+    with pytest.raises(TypeError):
+        inliner.inline_local_functions(model.graph)
