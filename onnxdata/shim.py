@@ -18,9 +18,9 @@ onnxdata.helper``) for each module onnx 1.23.2 has and onnxdata provides; any ot
 ``AttributeError``.  The module ``onnx`` itself is a thin module of its own that reads
 every name from onnxdata, except ``__version__``: it is the version of onnx whose API
 onnxdata follows, which packages compare against.  A few modules are made by the finder,
-from onnxdata's: ``onnx.onnx_cpp2py_export`` and its ``defs``, ``checker`` and
-``shape_inference``, ``onnx._mapping`` (onnx's private data-type table, which packages
-import), and, while onnxdata has no shape inference, ``onnx.shape_inference``, whose
+from onnxdata's: ``onnx.onnx_cpp2py_export`` and its ``defs``, ``checker``,
+``shape_inference`` and ``inliner``, ``onnx._mapping`` (onnx's private data-type table,
+which packages import), and, while onnxdata has no shape inference, ``onnx.shape_inference``, whose
 functions raise :class:`ShapeInferenceUnavailableError`.
 
 The finder is installed only when no other ``onnx`` can be imported (unless
@@ -90,6 +90,10 @@ _CPP_MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "shape_inference": (
         "shape_inference",
         ("InferenceError", "infer_function_output_types", "infer_shapes", "infer_shapes_path"),
+    ),
+    "inliner": (
+        "inliner",
+        ("inline_local_functions", "inline_selected_functions", "inline_selected_functions2"),
     ),
 }  # fmt: skip
 
