@@ -8,14 +8,17 @@ upb parser, the reference: see ``docs/wire-format.md``.
 
 from __future__ import annotations
 
-import math
-import struct
+import re
 import sys
 from array import array
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from .errors import DecodeError
+
+# Re-exported: the codec takes them from here.
+from .own_values import own_bytes as own_bytes
+from .own_values import own_utf8 as own_utf8
 
 MASK32 = 0xFFFF_FFFF
 MASK64 = 0xFFFF_FFFF_FFFF_FFFF
@@ -322,59 +325,6 @@ def overlong_varint(value: int, size: int = 0) -> bytes:
 _PADDED = [bytes((i | 0x80,)) for i in range(0x80)]
 
 
-_FLOAT32 = struct.Struct("<f")
-
-
-def to_float32(value: float) -> float:
-    """``value`` as a float32 holds it: the conversion protobuf makes on assignment
-    (too large a double becomes an infinity of its sign)."""
-    try:
-        result: float = _FLOAT32.unpack(_FLOAT32.pack(value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-    return result
-
-
-def shortest_float32(value: float) -> float:
-    """The double with the fewest digits (from 6) that is the float32 ``value``:
-    how protobuf's text format and JSON print a float field."""
-    digits = 6
-    rounded = float(f"{value:.{digits}g}")
-    while to_float32(rounded) != value:
-        digits += 1
-        rounded = float(f"{value:.{digits}g}")
-    return rounded
-
-
-_WHOLE = slice(None)
-
-
-def own_bytes(value: bytes | bytearray | memoryview) -> bytes | bytearray | memoryview:
-    """The bytes a ``bytes`` or ``bytearray`` (or subclass) instance holds, as
-    upb writes them; anything else (a ``memoryview``) as it is.
-
-    A subclass's ``__bytes__``, ``__getitem__`` or ``__len__`` is not its
-    value: ``bytes(value)`` would call the first, so a whole slice through
-    the base class's own ``__getitem__`` copies what the object holds.
-    """
-    if isinstance(value, bytes) and type(value) is not bytes:
-        return bytes.__getitem__(value, _WHOLE)
-    if isinstance(value, bytearray) and type(value) is not bytearray:
-        return bytearray.__getitem__(value, _WHOLE)
-    return value  # (memoryview cannot be subclassed)
-
-
-def own_utf8(text: str, errors: str = "surrogateescape") -> bytes:
-    """The UTF-8 of the characters a ``str`` (or subclass) instance holds, as
-    upb writes them: ``str.encode``, not a subclass's own ``encode``.  With
-    ``surrogateescape``, a decoded invalid UTF-8 byte goes back out unchanged.
-
-    Raises:
-        UnicodeEncodeError: a surrogate that no invalid byte was decoded to.
-    """
-    return str.encode(text, "utf-8", errors)
-
-
 # -- raw fields -------------------------------------------------------------------
 
 
@@ -438,6 +388,36 @@ def read_field(
     return _new(RawField, (number, wire_type, pos, tag_end, tag_end, after, 0))
 
 
+def fields(
+    buf: Buf, pos: int = 0, end: int | None = None, depth: int = MAX_DEPTH
+) -> Iterator[tuple[int, int, int, int]]:
+    """The fields of the message in ``buf[pos:end]`` as ``(number, wire type,
+    body_at, end)``: :func:`iter_fields` for a loop that steps over many fields
+    and keeps few (a stream of many small elements).
+
+    Plain tuples, with the one-byte tag and length of a LEN field read inline:
+    an element costs a generator step, not a call.  ``body_at`` is the payload
+    of a LEN field, else the end of the tag.
+
+    Raises:
+        DecodeError: as :func:`read_field`, at the first field that breaks a rule.
+    """
+    if end is None:
+        end = len(buf)
+    while pos < end:
+        tag = buf[pos]
+        if tag & 0x87 == LEN and tag > 7 and pos + 1 < end:  # a one-byte LEN tag, field 1 to 15
+            n = buf[pos + 1]
+            after = pos + 2 + n
+            if n < 0x80 and after <= end:  # a one-byte length, the payload within end
+                yield tag >> 3, LEN, pos + 2, after
+                pos = after
+                continue
+        f = read_field(buf, pos, end, depth)
+        yield f.number, f.wire_type, f.body_at, f.end
+        pos = f.end
+
+
 # A named tuple built without its Python-level ``__new__``: one call less per field.
 _new = tuple.__new__
 
@@ -457,6 +437,62 @@ def iter_fields(buf: Buf, pos: int = 0, end: int | None = None, *, depth: int = 
         field = read_field(buf, pos, end, depth, groups)
         yield field
         pos = field.end
+
+
+# -- runs: many fields stepped over at C speed -------------------------------------
+
+_RUNS: dict[int, re.Pattern[bytes] | None] = {}
+_RUN_BODY = {VARINT: rb"[\x80-\xff]{0,9}[\x00-\x7f]", I64: rb".{8}", I32: rb".{4}"}
+
+
+def field_run(tag: int) -> re.Pattern[bytes] | None:
+    """A pattern that matches a run of up to 4096 whole fields with ``tag``, for a
+    one-byte tag of a varint or fixed-width field (else None).
+
+    A file of millions of tiny fields is mostly such runs; matched in C, a run
+    costs a fraction of reading its fields one by one.  (An unbounded
+    repetition would make ``re`` keep state for every field it matched.)  A
+    match says nothing a field-by-field read would refuse: every varint in
+    it ends within 10 bytes, every fixed field is whole.
+    """
+    if tag in _RUNS:
+        return _RUNS[tag]
+    found = None
+    if tag < 0x80 and tag >> 3 and tag & 7 in _RUN_BODY:
+        body = re.escape(bytes([tag])) + _RUN_BODY[tag & 7]
+        found = re.compile(b"(?:" + body + b"){1,4096}", re.DOTALL)
+    _RUNS[tag] = found
+    return found
+
+
+def short_entries(buf: Buf, pos: int, end: int, tag: int, upto: int) -> tuple[int, int, int]:
+    """Step over a run of fields with the one-byte LEN ``tag`` and one-byte lengths
+    (``string_data`` of millions of short strings), from ``pos`` until a field
+    starts at ``upto`` or later; return the new position, the count of fields
+    and the bytes of their payloads.  Stops, without an error, at anything
+    else: a longer length, a payload past ``end``, another tag.
+    """
+    count = size = 0
+    while pos < upto and pos + 1 < end and buf[pos] == tag:
+        n = buf[pos + 1]
+        if n >= 0x80 or pos + 2 + n > end:
+            break
+        pos += 2 + n
+        count += 1
+        size += n
+    return pos, count, size
+
+
+_CONTINUED_BYTES = bytes(range(0x80, 0x100))
+
+
+def count_varints(buf: Buf, pos: int, end: int) -> int:
+    """How many varints end in ``buf[pos:end]``: its bytes below 0x80, counted in C.
+
+    A packed payload of millions of varints is counted so without reading one;
+    whether its last byte ends a varint is the caller's check.
+    """
+    return len(bytes(buf[pos:end]).translate(None, _CONTINUED_BYTES))
 
 
 def packed_elements(payload: Buf, wire_type: int) -> list[Buf]:

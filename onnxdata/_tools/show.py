@@ -36,16 +36,18 @@ from .._core.schema import (
 from .._core.wire import (
     MASK64,
     MAX_DEPTH,
+    count_varints,
     encode_varint,
+    field_run,
     known_enum_value,
+    read_field,
     read_length,
-    read_tag,
     read_varint,
-    skip_field,
+    short_entries,
     to_int32,
     to_int64,
 )
-from .._io.type_detection import detect, tag_run, type_enum, type_misfit
+from .._io.type_detection import detect, type_enum, type_misfit
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import Message
 
@@ -63,7 +65,6 @@ PREVIEW = 6  # values, entries or elements shown per field
 _TEXT = 64  # characters of a string shown
 _CHECKED = 1 << 16  # packed varints up to this many bytes are read and checked whole
 _CHUNK = 1 << 20
-_CONTINUED = bytes(range(0x80, 0x100))
 _FIXED = {I32: 4, I64: 8}
 
 
@@ -128,13 +129,12 @@ def peek(
     p = Peek(spec)
     last = 0
     while pos < end:
-        start = pos
-        tag, after = read_tag(buf, pos, end)
-        pos = skip_field(buf, start, after, end, tag, depth)
-        wire = tag & 7
-        f = known.get(tag)
+        field = read_field(buf, pos, end, depth)
+        start, after, pos, wire = field.start, field.tag_end, field.end, field.wire_type
+        f = known.get((field.number, wire))
         if f is None:
-            run = tag_run(tag)  # the rest of a run of the same unknown field at once
+            # the rest of a run of the same unknown field at once
+            run = field_run(buf[start]) if after == start + 1 else None
             matched = run.match(buf, start, end) if run is not None else None
             if matched is not None:
                 pos = max(pos, matched.end())
@@ -145,8 +145,8 @@ def peek(
             p.unknown += pos - start
             last = 1 << 32  # the encoder writes unknown fields last
             continue
-        if f.repeated and f.kind in (STRING, BYTES) and tag < 0x80:
-            pos = _entries(p.fields[f.name], tag, buf, pos, end, release)
+        if f.repeated and f.kind in (STRING, BYTES) and after == start + 1:
+            pos = _entries(p.fields[f.name], buf[start], buf, pos, end, release)
         once = not f.repeated or f.packed
         if f.number < last or wire != f.wire_type or (once and f.number == last):
             p.canonical = False
@@ -157,15 +157,15 @@ def peek(
     return p
 
 
-_KNOWN: dict[Any, dict[int, FieldSpec]] = {}
+_KNOWN: dict[Any, dict[tuple[int, int], FieldSpec]] = {}
 
 
-def _known(spec: MessageSpec) -> dict[int, FieldSpec]:
-    """Tag -> field, for every wire type a parser accepts for the field."""
+def _known(spec: MessageSpec) -> dict[tuple[int, int], FieldSpec]:
+    """(number, wire type) -> field, for every wire type a parser accepts for the field."""
     found = _KNOWN.get(spec)
     if found is None:
         found = _KNOWN[spec] = {
-            f.number << 3 | wire: f for f in spec.fields for wire in f.accepted_wire_types()
+            (f.number, wire): f for f in spec.fields for wire in f.accepted_wire_types()
         }
     return found
 
@@ -185,18 +185,15 @@ def _entries(
         return pos
     count = size = 0
     done = pos
-    while pos + 1 < end and buf[pos] == tag:
-        n = buf[pos + 1]
-        if n >= 0x80 or pos + 2 + n > end:
-            break
-        pos += 2 + n
-        count += 1
-        size += n
-        if release is not None and pos - done > _CHUNK:
+    while True:
+        pos, more, more_size = short_entries(buf, pos, end, tag, done + _CHUNK)
+        count += more
+        size += more_size
+        if release is not None and pos > done:
             release(done, pos)
-            done = pos
-    if release is not None and pos > done:
-        release(done, pos)
+        if pos == done or pos < done + _CHUNK:
+            break
+        done = pos
     shown.count += count
     shown.size += size
     return pos
@@ -387,7 +384,7 @@ def _packed(
         shown.head.append(_signed(f.kind, v))
     for i in range(pos, end, _CHUNK):
         stop = min(i + _CHUNK, end)
-        shown.count += len(bytes(buf[i:stop]).translate(None, _CONTINUED))
+        shown.count += count_varints(buf, i, stop)
         if release is not None:
             release(i, stop)
     return True
