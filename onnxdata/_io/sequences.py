@@ -221,9 +221,10 @@ class SequenceWriter:
 # -- iter_sequence ------------------------------------------------------------------
 
 _SEQUENCE = spec_of(SequenceProto)
-_ELEMENTS: dict[int, tuple[type[Message], str]] = {
-    spec_of(SequenceProto).by_name[name].number: (cls, name) for _, cls, name in _KINDS.values()
-}  # field number -> (class, field name)
+# field number -> the class of its elements
+_CLASSES: dict[int, type[Message]] = {
+    _SEQUENCE.by_name[name].number: cls for _, cls, name in _KINDS.values()
+}
 
 
 def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = False) -> Iterator[Message]:
@@ -263,18 +264,18 @@ def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
     cursor (``fields``) steps from tag to tag, the element is decoded by
     ``decode_part``.
     """
-    start, end = 0, len(buf)  # start: where the field being read starts
-    counts = dict.fromkeys(_ELEMENTS, 0)
+    pos, end = 0, len(buf)  # pos: where the field being read starts
+    classes = _CLASSES
     advise: Any = None if mapping is None else mapping.dont_need
     released = 0
     try:
-        for number, wire_type, body_at, pos in fields(buf, 0, end):
-            if wire_type != LEN or number not in _ELEMENTS:
-                start = pos
+        for number, wire_type, body_at, after in fields(buf, 0, end):
+            cls = classes.get(number)
+            if cls is None or wire_type != LEN:
+                pos = after
                 continue  # name, elem_type or an unknown field
-            element = decode_part(_ELEMENTS[number][0], buf, body_at, pos, MAX_DEPTH - 1, copy)
-            counts[number] += 1
-            start = pos
+            element = decode_part(cls, buf, body_at, after, MAX_DEPTH - 1, copy)
+            pos = after
             yield element
             if advise is not None and pos - released >= _RELEASE:
                 # Drop the pages read so far from this process (the file keeps them
@@ -283,23 +284,35 @@ def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
                 advise(released, upto - released)
                 released = upto
     except DecodeError as err:
-        _within(err, buf, start, end, counts)
+        _within(err, buf, pos, end)
         raise
     except (IndexError, OverflowError) as exc:  # pragma: no cover - as in _codec/reading.py
-        raise DecodeError(f"malformed input near offset {start}: {exc!r}", start) from exc
+        raise DecodeError(f"malformed input near offset {pos}: {exc!r}", pos) from exc
 
 
-def _within(err: DecodeError, buf: Any, start: int, end: int, counts: dict[int, int]) -> None:
+def _within(err: DecodeError, buf: Any, start: int, end: int) -> None:
     """Add to ``err`` the path ``SequenceProto.decode`` reports for the field whose tag
     is at ``start``: the element (``tensor_values[3]``), or the declared field
-    (``name``), within ``SequenceProto``; no field for a bad tag or an unknown field."""
+    (``name``), within ``SequenceProto``; no field for a bad tag or an unknown field.
+
+    An element's index is counted here, on the error's path, by stepping
+    over the fields before it again, so that the loop counts nothing.
+    """
     try:
         tag = read_tag(buf, start, end)[0]
     except DecodeError:
         tag = 0
     f = _SEQUENCE.by_number.get(tag >> 3)
     if f is not None and f.wire_type == tag & 7:
-        err.within(f"{f.name}[{counts[f.number]}]" if f.number in counts else f.name)
+        if f.repeated:
+            index = sum(
+                1
+                for number, wire_type, _, _ in fields(buf, 0, start)
+                if number == f.number and wire_type == f.wire_type
+            )
+            err.within(f"{f.name}[{index}]")
+        else:
+            err.within(f.name)
     err.within("SequenceProto")
 
 

@@ -48,8 +48,9 @@ from .._core.wire import (
     to_int64,
 )
 from .._io.type_detection import detect, type_enum, type_misfit
+from .._messages.catalog import NAME_FIELD
 from .._messages.datatypes import DATA_TYPES
-from .._messages.declarations import Message
+from .._messages.declarations import Message, TensorProto
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -66,6 +67,8 @@ _TEXT = 64  # characters of a string shown
 _CHECKED = 1 << 16  # packed varints up to this many bytes are read and checked whole
 _CHUNK = 1 << 20
 _FIXED = {I32: 4, I64: 8}
+# The field that says how a tensor's raw_data reads, named through the schema.
+_DATA_TYPE = spec_of(TensorProto).named.data_type.name
 
 
 class Shown:
@@ -454,9 +457,9 @@ def render(p: Peek, indent: str = "", label: str = "") -> list[str]:
     words = [f"{indent}{label}{spec.name}"]
     subs: list[str] = []
     inner = indent + "  "
-    name = spec.by_name.get("name")
-    if name is not None and p.fields.get("name"):
-        words.append(_text(*p.fields["name"].head[-1]))
+    name = spec.by_name.get(NAME_FIELD)
+    if name is not None and p.fields.get(NAME_FIELD):
+        words.append(_text(*p.fields[NAME_FIELD].head[-1]))
     for f in spec.fields:
         shown = p.fields.get(f.name)
         if shown is None or f is name:
@@ -495,7 +498,7 @@ def _singular_bytes(p: Peek, f: FieldSpec, shown: Shown) -> str:
     """A singular bytes field: as elements of the message's data type when it has
     one the standard library can read (``raw_data``), else its first bytes."""
     buf, pos, size = p.raw[f.name]
-    data_type = p.spec.by_name.get("data_type")
+    data_type = p.spec.by_name.get(_DATA_TYPE)
     info = DATA_TYPES.get(p.value(data_type)) if data_type is not None else None
     if f.kind == BYTES and info is not None and info.struct:
         width = struct.calcsize(info.struct)
