@@ -17,6 +17,7 @@ import os
 import re
 
 from .._core.errors import DecodeError
+from .._core.schema import spec_of
 from .._io.files import load
 from .._messages.datatypes import element_fields
 from .._messages.declarations import (
@@ -27,10 +28,18 @@ from .._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
-from .._messages.graphs import ModelProto
+from .._messages.graphs import ModelProto, ValueInfoProto
+from .._messages.types import TypeProto
 from .check import Violation, check
 from .external_files import external_violations
 from .typetext import DEPTH, dims_text, elem_name, type_text
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_TYPE = spec_of(ValueInfoProto).named.type.name
+_SHAPE = spec_of(TypeProto.Tensor).named.shape.name
+_ELEMENT_TYPE = spec_of(TypeProto.Sequence).named.elem_type.name
+_VALUE_TYPE = spec_of(TypeProto.Map).named.value_type.name
+_VALUES = spec_of(MapProto).named.values.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -170,7 +179,7 @@ def _data_set(folder: str, name: str, declared: dict[str, list[Any]]) -> list[Da
                 f.problems.append(Violation(rel, f"the model's graph has {len(values)} {kind}s: "
                                                  f"no {kind} {i}"))  # fmt: skip
                 continue
-            f = DataFile(rel, value.name, value.type if value.HasField("type") else None)
+            f = DataFile(rel, value.name, value.type if value.HasField(_TYPE) else None)
             files.append(f)
             _read(f, os.path.join(folder, rel))
         gap = _first_gap(numbers)
@@ -247,7 +256,7 @@ def _fit_tensor(msg: Any, t: Any, path: str, out: list[tuple[str, str]]) -> None
         where = f"{path}.data_type"
     if t.elem_type and data_type != t.elem_type:
         out.append((where, f"is {elem_name(data_type)}, not {elem_name(t.elem_type)}"))
-    if not t.HasField("shape"):
+    if not t.HasField(_SHAPE):
         return
     shape = t.shape.dim
     if len(shape) != len(dims):
@@ -260,7 +269,7 @@ def _fit_tensor(msg: Any, t: Any, path: str, out: list[tuple[str, str]]) -> None
 
 def _fit_elements(msg: Any, t: Any, path: str, out: list[tuple[str, str]], depth: int) -> None:
     """A sequence's or optional's element type, and each element, against the declared type."""
-    if not t.HasField("elem_type"):
+    if not t.HasField(_ELEMENT_TYPE):
         return
     elem = t.elem_type
     member = elem.WhichOneof("value")
@@ -290,7 +299,7 @@ def _fit_map(msg: Any, m: Any, path: str, out: list[tuple[str, str]], depth: int
     if m.key_type and msg.key_type != m.key_type:
         out.append((f"{path}.key_type", f"is {elem_name(msg.key_type)}, "
                                         f"not {elem_name(m.key_type)}"))  # fmt: skip
-    if m.HasField("value_type") and msg.HasField("values"):
+    if m.HasField(_VALUE_TYPE) and msg.HasField(_VALUES):
         values_type = type(m.value_type)()
         values_type.sequence_type.elem_type.CopyFrom(m.value_type)
         _fit(msg.values, values_type, f"{path}.values", out, depth - 1)

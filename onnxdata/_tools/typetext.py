@@ -11,7 +11,12 @@ levels with ``...`` instead of recursing without end.
 
 from __future__ import annotations
 
+from .._core.schema import spec_of
 from .._messages.datatypes import DATA_TYPES
+from .._messages.types import TypeProto
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_SHAPE = spec_of(TypeProto.Tensor).named.shape.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,7 +66,7 @@ def type_text(tp: Any, depth: int = DEPTH) -> str:
     inner = getattr(tp, which)
     if which in ("tensor_type", "sparse_tensor_type"):
         head = "tensor" if which == "tensor_type" else "sparse_tensor"
-        shape = shape_text(inner.shape) if inner.HasField("shape") else ""
+        shape = shape_text(inner.shape) if inner.HasField(_SHAPE) else ""
         return f"{head}({elem_name(inner.elem_type)}){shape}"
     if which == "sequence_type":
         return f"seq({_nested(inner, 'elem_type', depth)})"
