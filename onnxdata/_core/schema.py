@@ -42,7 +42,7 @@ from .wire import (  # the wire types, re-exported: readers take them with the s
     I64,
     LEN,
     VARINT,
-    encode_varint,
+    tag_bytes,
 )
 
 TYPE_CHECKING = False
@@ -268,7 +268,7 @@ class FieldSpec:
         # Whether decode(copy=False) leaves the field's values views of the input.
         self.view = view
         self.wire_type = LEN if packed else info.wire_type
-        self.tag = encode_varint(number << 3 | self.wire_type)
+        self.tag = tag_bytes(number, self.wire_type)
         # An array holds a packed field's values, and a float or double
         # field's either way: it keeps every bit (a signalling NaN included).
         fixed = self.repeated and kind in (FLOAT, DOUBLE)
@@ -341,7 +341,7 @@ class FieldSpec:
 
     def tag_for(self, wire_type: int) -> bytes:
         """The encoded tag of this field with ``wire_type`` (packed and unpacked are both read)."""
-        return encode_varint(self.number << 3 | wire_type)
+        return tag_bytes(self.number, wire_type)
 
     def accepted_wire_types(self) -> tuple[int, ...]:
         """The wire types a parser accepts for this field: both forms of a packable one."""

@@ -4,11 +4,17 @@ The decoder works on one byte ``memoryview`` and integer positions, never on
 slices, so a sub-message costs nothing to enter.  ``end`` is the end of the
 enclosing message: no read may cross it.  Every rule here follows protobuf's
 upb parser, the reference: see ``docs/wire-format.md``.
+
+This is the one wire cursor: every reader of bytes outside the generated
+decoders (whose inline one-byte paths are the only copy) steps with it, from a
+varint (``read_varint``) to a field (``read_field``, ``iter_fields``, and
+``fields`` for loops over many small ones), so each rule and each error, with
+its offset, is written once.  Field numbers come from the schema, never from
+here; this module knows the wire, not the messages.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from array import array
 from collections.abc import Iterator
@@ -437,62 +443,6 @@ def iter_fields(buf: Buf, pos: int = 0, end: int | None = None, *, depth: int = 
         field = read_field(buf, pos, end, depth, groups)
         yield field
         pos = field.end
-
-
-# -- runs: many fields stepped over at C speed -------------------------------------
-
-_RUNS: dict[int, re.Pattern[bytes] | None] = {}
-_RUN_BODY = {VARINT: rb"[\x80-\xff]{0,9}[\x00-\x7f]", I64: rb".{8}", I32: rb".{4}"}
-
-
-def field_run(tag: int) -> re.Pattern[bytes] | None:
-    """A pattern that matches a run of up to 4096 whole fields with ``tag``, for a
-    one-byte tag of a varint or fixed-width field (else None).
-
-    A file of millions of tiny fields is mostly such runs; matched in C, a run
-    costs a fraction of reading its fields one by one.  (An unbounded
-    repetition would make ``re`` keep state for every field it matched.)  A
-    match says nothing a field-by-field read would refuse: every varint in
-    it ends within 10 bytes, every fixed field is whole.
-    """
-    if tag in _RUNS:
-        return _RUNS[tag]
-    found = None
-    if tag < 0x80 and tag >> 3 and tag & 7 in _RUN_BODY:
-        body = re.escape(bytes([tag])) + _RUN_BODY[tag & 7]
-        found = re.compile(b"(?:" + body + b"){1,4096}", re.DOTALL)
-    _RUNS[tag] = found
-    return found
-
-
-def short_entries(buf: Buf, pos: int, end: int, tag: int, upto: int) -> tuple[int, int, int]:
-    """Step over a run of fields with the one-byte LEN ``tag`` and one-byte lengths
-    (``string_data`` of millions of short strings), from ``pos`` until a field
-    starts at ``upto`` or later; return the new position, the count of fields
-    and the bytes of their payloads.  Stops, without an error, at anything
-    else: a longer length, a payload past ``end``, another tag.
-    """
-    count = size = 0
-    while pos < upto and pos + 1 < end and buf[pos] == tag:
-        n = buf[pos + 1]
-        if n >= 0x80 or pos + 2 + n > end:
-            break
-        pos += 2 + n
-        count += 1
-        size += n
-    return pos, count, size
-
-
-_CONTINUED_BYTES = bytes(range(0x80, 0x100))
-
-
-def count_varints(buf: Buf, pos: int, end: int) -> int:
-    """How many varints end in ``buf[pos:end]``: its bytes below 0x80, counted in C.
-
-    A packed payload of millions of varints is counted so without reading one;
-    whether its last byte ends a varint is the caller's check.
-    """
-    return len(bytes(buf[pos:end]).translate(None, _CONTINUED_BYTES))
 
 
 def packed_elements(payload: Buf, wire_type: int) -> list[Buf]:

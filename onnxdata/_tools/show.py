@@ -19,6 +19,7 @@ from __future__ import annotations
 import struct
 
 from .._core.errors import DecodeError
+from .._core.field_runs import count_varints, field_run, short_entries
 from .._core.schema import (
     BYTES,
     FLOAT,
@@ -36,14 +37,11 @@ from .._core.schema import (
 from .._core.wire import (
     MASK64,
     MAX_DEPTH,
-    count_varints,
     encode_varint,
-    field_run,
     known_enum_value,
     read_field,
     read_length,
     read_varint,
-    short_entries,
     to_int32,
     to_int64,
 )
