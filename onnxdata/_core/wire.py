@@ -394,6 +394,24 @@ def read_field(
     return _new(RawField, (number, wire_type, pos, tag_end, tag_end, after, 0))
 
 
+def next_field(buf: Buf, pos: int, end: int, depth: int = MAX_DEPTH) -> tuple[int, int, int, int]:
+    """The field whose tag is at ``pos`` as ``(number, wire type, body_at, end)``:
+    :func:`fields` for a loop that moves ``pos`` itself (over a run of fields
+    matched at once, see ``field_runs.py``), one call per field.
+
+    Raises:
+        DecodeError: as :func:`read_field`.
+    """
+    if pos + 1 < end:
+        tag = buf[pos]
+        if tag & 0x87 == LEN and tag > 7:  # a one-byte LEN tag, field 1 to 15
+            n = buf[pos + 1]
+            if n < 0x80 and pos + 2 + n <= end:  # a one-byte length, the payload within end
+                return tag >> 3, LEN, pos + 2, pos + 2 + n
+    f = read_field(buf, pos, end, depth)
+    return f.number, f.wire_type, f.body_at, f.end
+
+
 def fields(
     buf: Buf, pos: int = 0, end: int | None = None, depth: int = MAX_DEPTH
 ) -> Iterator[tuple[int, int, int, int]]:

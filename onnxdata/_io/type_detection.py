@@ -15,7 +15,7 @@ from .._codec.stream import encode_to
 from .._core.errors import DecodeError
 from .._core.field_runs import field_run
 from .._core.schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
-from .._core.wire import MAX_DEPTH, known_enum_value, read_field
+from .._core.wire import MAX_DEPTH, known_enum_value, next_field, read_field
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import (
     MapProto,
@@ -255,11 +255,12 @@ def _top_level(view: Any) -> dict[tuple[int, int], int]:
     pos, end = 0, len(view)
     try:
         while pos < end:
-            field = read_field(view, pos, end)
-            run = field_run(view[pos]) if field.tag_end == pos + 1 else None
+            run = field_run(view[pos])  # None but for a one-byte varint or fixed tag
             matched = run.match(view, pos, end) if run is not None else None
-            after = matched.end() if matched else field.end
-            key = (field.number, field.wire_type)
+            number, wire_type, _, after = next_field(view, pos, end)
+            if matched is not None:
+                after = matched.end()
+            key = (number, wire_type)
             out[key] = out.get(key, 0) + after - pos
             pos = after
     except DecodeError:

@@ -38,9 +38,7 @@ from .._core.wire import (
     MASK64,
     MAX_DEPTH,
     encode_varint,
-    known_enum_value,
     read_field,
-    read_length,
     read_varint,
     to_int32,
     to_int64,
@@ -56,6 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from .._core.schema import FieldSpec, MessageSpec
+    from .._core.wire import RawField
     from .._io.type_detection import Detected
 
 __all__ = ["PREVIEW", "Peek", "detect_view", "outline", "peek", "render", "show"]
@@ -131,8 +130,9 @@ def peek(
     last = 0
     while pos < end:
         field = read_field(buf, pos, end, depth)
-        start, after, pos, wire = field.start, field.tag_end, field.end, field.wire_type
-        f = known.get((field.number, wire))
+        number, wire, start, after, _, pos, _ = field
+        accepted = known.get(number)
+        f = accepted[0] if accepted is not None and wire in accepted[1] else None
         if f is None:
             # the rest of a run of the same unknown field at once
             run = field_run(buf[start]) if after == start + 1 else None
@@ -142,7 +142,7 @@ def peek(
             p.unknown += pos - start
             last = 1 << 32  # the encoder writes unknown fields last
             continue
-        if not _read(p, f, wire, buf, after, pos, depth, release):
+        if not _read(p, f, field, buf, depth, release):
             p.unknown += pos - start
             last = 1 << 32  # the encoder writes unknown fields last
             continue
@@ -158,15 +158,15 @@ def peek(
     return p
 
 
-_KNOWN: dict[Any, dict[tuple[int, int], FieldSpec]] = {}
+_KNOWN: dict[Any, dict[int, tuple[FieldSpec, frozenset[int]]]] = {}
 
 
-def _known(spec: MessageSpec) -> dict[tuple[int, int], FieldSpec]:
-    """(number, wire type) -> field, for every wire type a parser accepts for the field."""
+def _known(spec: MessageSpec) -> dict[int, tuple[FieldSpec, frozenset[int]]]:
+    """Number -> the field, and every wire type a parser accepts for it."""
     found = _KNOWN.get(spec)
     if found is None:
         found = _KNOWN[spec] = {
-            (f.number, wire): f for f in spec.fields for wire in f.accepted_wire_types()
+            f.number: (f, frozenset(f.accepted_wire_types())) for f in spec.fields
         }
     return found
 
@@ -237,37 +237,36 @@ def _merge(into: Peek, more: Peek) -> None:
 def _read(
     p: Peek,
     f: FieldSpec,
-    wire: int,
+    field: RawField,
     buf: Any,
-    pos: int,
-    end: int,
     depth: int,
     release: Callable[[int, int], None] | None,
 ) -> bool:
-    """Record the field at ``buf[pos:end]`` (its payload); False for an enum value
-    the enum does not know (kept as an unknown field, as proto2 does)."""
+    """Record ``field`` (as the cursor read it, value and offsets); False for an enum
+    value the enum does not know (kept as an unknown field, as proto2 does)."""
     shown = p.fields.get(f.name)
     if shown is None:
         shown = p.fields[f.name] = Shown()
     elif not f.repeated and f.kind != MESSAGE:
         shown.head.clear()  # the last value wins
         shown.count = 0
+    wire = field.wire_type
     if wire == LEN:
-        _read_len(p, f, shown, buf, pos, end, depth, release)
+        _read_len(p, f, shown, buf, field, depth, release)
         return True
     if wire == VARINT:
-        v = read_varint(buf, pos, end)[0]
+        v = field.value
         if f.enum is not None:
-            if not known_enum_value(buf, pos, end, f.enum_values):
-                return False  # an unknown field, as decoding makes it
             v = to_int32(v)
+            if v not in f.enum_values:
+                return False  # an unknown field, as decoding makes it
         else:
             v = _signed(f.kind, v)
-        if encode_varint(v & MASK64) != buf[pos:end]:
+        if encode_varint(v & MASK64) != buf[field.body_at : field.end]:
             p.canonical = False  # the encoder writes the value back differently
         _add(shown, v)
     else:
-        _add(shown, struct.unpack_from("<f" if wire == I32 else "<d", buf, pos)[0])
+        _add(shown, struct.unpack_from("<f" if wire == I32 else "<d", buf, field.body_at)[0])
     return True
 
 
@@ -276,15 +275,13 @@ def _read_len(
     f: FieldSpec,
     shown: Shown,
     buf: Any,
-    pos: int,
-    end: int,
+    field: RawField,
     depth: int,
     release: Callable[[int, int], None] | None,
 ) -> None:
     """Record a length-delimited field: a sub-message, a string or bytes, or a packed run."""
-    at = pos
-    n, pos = read_length(buf, pos, end)
-    if pos - at != len(encode_varint(n)):
+    pos, n = field.body_at, field.value
+    if pos - field.tag_end != len(encode_varint(n)):
         p.canonical = False  # a length written in more bytes than it needs
     if f.kind == MESSAGE:
         _read_message(p, f, shown, buf, pos, n, depth, release)
