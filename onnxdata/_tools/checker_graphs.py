@@ -25,6 +25,7 @@ from .._core.errors import ValidationError
 from .._core.schema import spec_of
 from .._messages.declarations import TensorProto
 from .._messages.graphs import AttributeProto, NodeProto, ValueInfoProto
+from .._messages.types import TypeProto
 from .checker_context import (
     CheckerContext,
     LexicalScopeContext,
@@ -39,6 +40,9 @@ from .checker_tensors import check_sparse_tensor, check_tensor
 _TYPE = spec_of(ValueInfoProto).named.type.name
 _ATTRIBUTE = spec_of(AttributeProto).named
 _NAME = spec_of(TensorProto).named.name.name
+
+# The oneof of TypeProto (``value``), named through the schema.
+_TYPE_ONEOF = spec_of(TypeProto).named.tensor_type.oneof
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -130,7 +134,7 @@ def check_value_info(value_info: Any, ctx: CheckerContext) -> None:
     if not value_info.HasField(_TYPE):
         fail("Field 'type' of 'value_info' is required but missing.")
     tp = value_info.type
-    which = tp.WhichOneof("value")
+    which = tp.WhichOneof(_TYPE_ONEOF)
     needs = _TYPE_NEEDS.get(which or "")
     if needs is None:
         fail("Unrecognized type value case (value_info name: ", value_info.name, "): 0")

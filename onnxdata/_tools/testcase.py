@@ -29,7 +29,7 @@ from .._messages.declarations import (
     TensorProto,
 )
 from .._messages.graphs import ModelProto, ValueInfoProto
-from .._messages.types import TypeProto
+from .._messages.types import TensorShapeProto, TypeProto
 from .check import Violation, check
 from .external_files import external_violations
 from .typetext import DEPTH, dims_text, elem_name, type_text
@@ -40,6 +40,10 @@ _SHAPE = spec_of(TypeProto.Tensor).named.shape.name
 _ELEMENT_TYPE = spec_of(TypeProto.Sequence).named.elem_type.name
 _VALUE_TYPE = spec_of(TypeProto.Map).named.value_type.name
 _VALUES = spec_of(MapProto).named.values.name
+
+# The oneofs of TypeProto and of a dimension, named through the schema (both ``value``).
+_TYPE_ONEOF = spec_of(TypeProto).named.tensor_type.oneof
+_DIM_ONEOF = spec_of(TensorShapeProto.Dimension).named.dim_value.oneof
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -202,7 +206,7 @@ def _first_gap(numbers: list[int]) -> int | None:
 
 def _read(f: DataFile, path: str) -> None:
     """Decode the file as its declared type; record what is wrong with it."""
-    member = None if f.declared is None else f.declared.WhichOneof("value")
+    member = None if f.declared is None else f.declared.WhichOneof(_TYPE_ONEOF)
     cls = _MEMBER_CLASS.get(member or "")
     if cls is None:
         what = "no type" if member is None else "an opaque type"
@@ -234,7 +238,7 @@ def _fit(msg: Any, tp: Any, path: str, out: list[tuple[str, str]], depth: int) -
     """Add to ``out`` each way ``msg`` does not fit the TypeProto ``tp``."""
     if depth <= 0:
         return
-    member = tp.WhichOneof("value")
+    member = tp.WhichOneof(_TYPE_ONEOF)
     if member is None:
         return  # no type declared: anything fits
     inner = getattr(tp, member)
@@ -263,7 +267,7 @@ def _fit_tensor(msg: Any, t: Any, path: str, out: list[tuple[str, str]]) -> None
         out.append((f"{path}.dims", f"{dims_text(dims)} has rank {len(dims)}, not {len(shape)}"))
         return
     for i, (d, dim) in enumerate(zip(dims, shape, strict=True)):
-        if dim.WhichOneof("value") == "dim_value" and dim.dim_value != d:
+        if dim.WhichOneof(_DIM_ONEOF) == "dim_value" and dim.dim_value != d:
             out.append((f"{path}.dims[{i}]", f"is {d}, not {dim.dim_value}"))
 
 
@@ -272,7 +276,7 @@ def _fit_elements(msg: Any, t: Any, path: str, out: list[tuple[str, str]], depth
     if not t.HasField(_ELEMENT_TYPE):
         return
     elem = t.elem_type
-    member = elem.WhichOneof("value")
+    member = elem.WhichOneof(_TYPE_ONEOF)
     if member is None:
         return
     wanted = _ELEM_TYPE.get(member)

@@ -13,10 +13,14 @@ from __future__ import annotations
 
 from .._core.schema import spec_of
 from .._messages.datatypes import DATA_TYPES
-from .._messages.types import TypeProto
+from .._messages.types import TensorShapeProto, TypeProto
 
 # Fields named through the schema: a rename in the declarations fails here, at import.
 _SHAPE = spec_of(TypeProto.Tensor).named.shape.name
+
+# The oneofs of TypeProto and of a dimension, named through the schema (both ``value``).
+_TYPE_ONEOF = spec_of(TypeProto).named.tensor_type.oneof
+_DIM_ONEOF = spec_of(TensorShapeProto.Dimension).named.dim_value.oneof
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +52,7 @@ def shape_text(shape: Any) -> str:
     """A ``TensorShapeProto`` as ``[N,3,?]``: each dim's value, its parameter name or ``?``."""
     parts = []
     for dim in shape.dim:
-        which = dim.WhichOneof("value")
+        which = dim.WhichOneof(_DIM_ONEOF)
         parts.append(str(dim.dim_value) if which == "dim_value" else
                      dim.dim_param if which == "dim_param" else "?")  # fmt: skip
     return "[" + ",".join(parts) + "]"
@@ -60,7 +64,7 @@ def type_text(tp: Any, depth: int = DEPTH) -> str:
     ``opaque(domain.name)``; ``unset`` when no member is set."""
     if depth <= 0:
         return "..."
-    which = tp.WhichOneof("value")
+    which = tp.WhichOneof(_TYPE_ONEOF)
     if which is None:
         return "unset"
     inner = getattr(tp, which)

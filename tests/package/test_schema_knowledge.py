@@ -6,7 +6,7 @@ API (``model.graph``) or through the schema (``spec_of(cls).fields``, or one
 field's ``FieldSpec`` by identifier: ``spec_of(ModelProto).named.graph``, whose
 ``.number``, ``.tag`` and ``.name`` go stale never), not by spelling it again:
 
-- (a) no string constant equal to a field's name selects a field: the second
+- (a) no string constant equal to a field's (or a oneof's) name selects a field: the second
   argument of ``getattr``/``setattr``/``hasattr``/``delattr``, the argument of
   ``HasField``/``ClearField``/``WhichOneof``, a key of ``by_name`` or
   ``fields_by_name``, or a key of a dict spread as keyword arguments;
@@ -65,16 +65,6 @@ NOT_A_NUMBER: dict[str, set[str]] = {
         "tag_bytes(1, VARINT, 6)",
     },
 }
-# ``WhichOneof("value")``: the oneof of TypeProto and TensorShapeProto.Dimension is
-# named ``value``, as StringStringEntryProto's field is; the schema has no identifier for
-# a oneof yet (``named`` gives fields).  Due to go with one.  Module -> strings.
-KNOWN_NAMED: dict[str, set[str]] = {
-    "_tools.checker_graphs": {"value"},
-    "_tools.model_rules": {"value"},
-    "_tools.testcase": {"value"},
-    "_tools.typetext": {"value"},
-}
-
 SELECTORS = {"getattr", "setattr", "hasattr", "delattr"}
 METHOD_SELECTORS = {"HasField", "ClearField", "WhichOneof"}
 BY_NAME = {"by_name", "fields_by_name"}
@@ -85,7 +75,9 @@ TAG_CALLS = {"tag_bytes", "tag_for", "encode_tag"}
 
 
 def _field_names() -> frozenset[str]:
-    return frozenset(f.name for cls in all_message_types() for f in spec_of(cls).fields)
+    """Every field's name, and every oneof's (``WhichOneof`` selects by it)."""
+    specs = [spec_of(cls) for cls in all_message_types()]
+    return frozenset(f.name for s in specs for f in s.fields) | {o for s in specs for o in s.oneofs}
 
 
 FIELD_NAMES = _field_names()
@@ -218,8 +210,7 @@ def _numbered(path: Path) -> set[str]:
 @pytest.mark.parametrize("path", _checked(NAMING), ids=_dotted)
 def test_no_field_is_selected_by_its_name_outside_the_schema(path: Path) -> None:
     module = _dotted(path)
-    allowed = NOT_A_FIELD.get(module, set()) | KNOWN_NAMED.get(module, set())
-    assert _named(path) - allowed == set(), module
+    assert _named(path) - NOT_A_FIELD.get(module, set()) == set(), module
 
 
 @pytest.mark.parametrize("path", _checked(WIRE), ids=_dotted)
@@ -231,7 +222,7 @@ def test_no_field_number_or_tag_is_written_outside_the_schema(path: Path) -> Non
 def test_every_exception_is_still_needed() -> None:
     """An entry that the code no longer needs is removed, so the lists only shrink."""
     paths = {_dotted(p): p for p in _modules()}
-    for table, found in ((NOT_A_FIELD, _named), (KNOWN_NAMED, _named), (NOT_A_NUMBER, _numbered)):
+    for table, found in ((NOT_A_FIELD, _named), (NOT_A_NUMBER, _numbered)):
         for module, allowed in table.items():
             assert module in paths, module
             assert allowed <= found(paths[module]), (module, allowed - found(paths[module]))
@@ -241,7 +232,8 @@ def test_every_field_of_every_message_is_checked() -> None:
     """The names the check looks for are every field's: a field added to the
     declarations is covered without a change here."""
     every = {(cls, f.name) for cls in all_message_types() for f in spec_of(cls).fields}
-    assert every and {name for _, name in every} == FIELD_NAMES
+    oneofs = {o for cls in all_message_types() for o in spec_of(cls).oneofs}
+    assert every and {name for _, name in every} | oneofs == FIELD_NAMES
     for cls, name in every:
         snippet = f"getattr(m, {name!r})\nm.HasField({name!r})\nspec.by_name[{name!r}]\n"
         assert len(named_fields(snippet, FIELD_NAMES)) == 3, (cls.__qualname__, name)
