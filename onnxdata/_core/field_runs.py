@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 
+from .errors import DecodeError
 from .wire import I32, I64, VARINT, Buf
 
-__all__ = ["count_varints", "field_run", "short_entries"]
+__all__ = ["check_varints_end", "count_varints", "field_run", "short_entries"]
 
 _RUNS: dict[int, re.Pattern[bytes] | None] = {}
 _RUN_BODY = {VARINT: rb"[\x80-\xff]{0,9}[\x00-\x7f]", I64: rb".{8}", I32: rb".{4}"}
@@ -68,3 +69,14 @@ def count_varints(buf: Buf, pos: int, end: int) -> int:
     whether its last byte ends a varint is the caller's check.
     """
     return len(bytes(buf[pos:end]).translate(None, _CONTINUED_BYTES))
+
+
+def check_varints_end(buf: Buf, pos: int, end: int) -> None:
+    """Refuse a packed payload ``buf[pos:end]`` whose last byte continues a varint:
+    the check that makes :func:`count_varints` a count of whole varints.
+
+    Raises:
+        DecodeError: the payload ends inside a varint (at its last byte).
+    """
+    if end > pos and buf[end - 1] >= 0x80:
+        raise DecodeError(f"packed varints at offset {pos} end inside a varint", end - 1)

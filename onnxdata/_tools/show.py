@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 
 from .._core.errors import DecodeError
-from .._core.field_runs import count_varints, field_run, short_entries
+from .._core.field_runs import check_varints_end, count_varints, field_run, short_entries
 from .._core.schema import (
     BYTES,
     FLOAT,
@@ -365,8 +365,7 @@ def _packed(
         shown.count += count
         return True
     end = pos + n
-    if n and buf[end - 1] >= 0x80:
-        raise DecodeError(f"packed varints at offset {pos} end inside a varint", end - 1)
+    check_varints_end(buf, pos, end)
     if n <= _CHECKED:
         same = True
         while pos < end:

@@ -4,16 +4,21 @@ by identifier through the schema.
 ``wire.fields`` (the lean loop of ``iter_sequence`` and model detection) and the
 bulk moves of ``field_runs`` are each compared with ``wire.read_field`` /
 ``read_varint`` on arbitrary bytes: same fields, same offsets, same first error.
+And no module outside ``_core`` (the cursor) and ``_codec`` (the generated
+decoders' inline paths) reads a byte's varint continuation bit itself.
 """
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import onnxdata
 from onnxdata import DecodeError, SequenceProto, TensorProto
 from onnxdata._core import field_runs, wire
 from onnxdata._core.schema import spec_of
@@ -111,3 +116,44 @@ def test_every_field_is_reachable_by_identifier() -> None:
     assert spec_of(TensorProto).named.raw_data.number == 9
     with pytest.raises(AttributeError, match="SequenceProto has no field 'tensor'"):
         _ = spec_of(SequenceProto).named.tensor
+
+
+# -- no reader of one-byte varints outside the cursor and the generated code -----------
+
+_PACKAGE = Path(onnxdata.__file__).parent
+# Comparisons with 0x80 that read no varint: printable ASCII, a float format's sign bit.
+_NOT_VARINTS = {"_fuzz/dictionary.py", "_text/escapes.py", "_numpy/floats.py"}
+_ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def one_byte_reads(source: str) -> list[str]:
+    """Where ``source`` asks whether a byte is below 0x80: a varint's (or a tag's,
+    or a length's) one-byte path, read inline."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(isinstance(op, _ORDER) for op in node.ops):
+            sides = [node.left, *node.comparators]
+            if any(isinstance(s, ast.Constant) and s.value == 0x80 for s in sides):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_outside_the_cursor_reads_a_one_byte_varint() -> None:
+    """``_core`` holds the cursor, ``_codec`` the generated decoders' inline paths."""
+    found = {}
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        rel = path.relative_to(_PACKAGE).as_posix()
+        if rel.startswith(("_core/", "_codec/")) or rel in _NOT_VARINTS:
+            continue
+        hits = one_byte_reads(path.read_text(encoding="utf-8"))
+        if hits:
+            found[rel] = hits
+    assert found == {}
+
+
+def test_the_one_byte_scan_finds_an_inline_read() -> None:
+    assert one_byte_reads("if tag >= 0x80:\n    pass") == ["line 1: tag >= 128"]
+    assert one_byte_reads("n = buf[pos] if buf[pos] < 0x80 else 0") != []
+    assert one_byte_reads("if tag == 0x80:\n    pass") == []
+    for rel in _NOT_VARINTS:  # each exception is still needed
+        assert one_byte_reads((_PACKAGE / rel).read_text(encoding="utf-8")) != [], rel
