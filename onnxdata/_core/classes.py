@@ -31,10 +31,10 @@ from functools import partial
 
 from .blanks import slot_defaults
 from .codegen import Emitter
+from .own_values import to_float32
 from .repeated import RepeatedScalars
 from .schema import MISSING, UNKNOWN, UNKNOWN_FIELDS, FieldSpec, MessageSpec, spec_of
 from .unset import STAND_INS, detach, stand_in
-from .wire import to_float32
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

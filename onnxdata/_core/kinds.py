@@ -19,7 +19,8 @@ from __future__ import annotations
 import math
 import operator
 
-from .wire import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MASK32, MASK64, to_float32
+from .own_values import to_float32
+from .wire import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, MASK32, MASK64
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -42,7 +42,7 @@ from .wire import (  # the wire types, re-exported: readers take them with the s
     I64,
     LEN,
     VARINT,
-    encode_varint,
+    tag_bytes,
 )
 
 TYPE_CHECKING = False
@@ -81,6 +81,7 @@ __all__ = [
     "FieldSpec",
     "KindInfo",
     "MessageSpec",
+    "Named",
     "all_slots",
     "field",
     "is_boolean",
@@ -267,7 +268,7 @@ class FieldSpec:
         # Whether decode(copy=False) leaves the field's values views of the input.
         self.view = view
         self.wire_type = LEN if packed else info.wire_type
-        self.tag = encode_varint(number << 3 | self.wire_type)
+        self.tag = tag_bytes(number, self.wire_type)
         # An array holds a packed field's values, and a float or double
         # field's either way: it keeps every bit (a signalling NaN included).
         fixed = self.repeated and kind in (FLOAT, DOUBLE)
@@ -340,7 +341,7 @@ class FieldSpec:
 
     def tag_for(self, wire_type: int) -> bytes:
         """The encoded tag of this field with ``wire_type`` (packed and unpacked are both read)."""
-        return encode_varint(self.number << 3 | wire_type)
+        return tag_bytes(self.number, wire_type)
 
     def accepted_wire_types(self) -> tuple[int, ...]:
         """The wire types a parser accepts for this field: both forms of a packable one."""
@@ -438,6 +439,7 @@ class MessageSpec:
         "fields",
         "full_name",
         "name",
+        "named",
         "numbered",
         "oneofs",
     )
@@ -450,6 +452,7 @@ class MessageSpec:
         self.numbered = tuple(sorted(fields, key=lambda f: f.number))
         self.by_name = {f.name: f for f in fields}
         self.by_number = {f.number: f for f in fields}
+        self.named = Named(self)
         if len(self.by_number) != len(fields):
             raise ValueError(f"{self.name}: two fields share a number")
         # Each oneof's members, in declaration order, by the oneof's name.
@@ -469,6 +472,32 @@ class MessageSpec:
     def children(self) -> Iterator[FieldSpec]:
         """The MESSAGE fields, in number order."""
         return (f for f in self.numbered if f.kind == MESSAGE)
+
+
+class Named:
+    """A message's fields as attributes: ``spec_of(ModelProto).named.graph`` is the
+    ``FieldSpec`` of ``ModelProto.graph``.
+
+    How a module outside the declarations reaches one field's number, tag or
+    name: by an identifier that fails at once (``AttributeError``, at import
+    when read at module level) if the declarations rename the field, where a
+    number or a string written again would silently go stale
+    (``tests/package/test_schema_knowledge.py`` checks that none is).
+    """
+
+    __slots__ = ("_spec",)
+
+    def __init__(self, spec: MessageSpec) -> None:
+        self._spec = spec
+
+    def __getattr__(self, name: str) -> FieldSpec:
+        found = self._spec.by_name.get(name)
+        if found is None:
+            raise AttributeError(f"{self._spec.name} has no field {name!r}")
+        return found
+
+    def __repr__(self) -> str:
+        return f"<fields of {self._spec.name}>"
 
 
 PACKAGE = "onnx."

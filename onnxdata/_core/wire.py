@@ -4,18 +4,27 @@ The decoder works on one byte ``memoryview`` and integer positions, never on
 slices, so a sub-message costs nothing to enter.  ``end`` is the end of the
 enclosing message: no read may cross it.  Every rule here follows protobuf's
 upb parser, the reference: see ``docs/wire-format.md``.
+
+This is the one wire cursor: every reader of bytes outside the generated
+decoders (whose inline one-byte paths are the only copy) steps with it, from a
+varint (``read_varint``) to a field (``read_field``, ``iter_fields``, and
+``fields`` for loops over many small ones), so each rule and each error, with
+its offset, is written once.  Field numbers come from the schema, never from
+here; this module knows the wire, not the messages.
 """
 
 from __future__ import annotations
 
-import math
-import struct
 import sys
 from array import array
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from .errors import DecodeError
+
+# Re-exported: the codec takes them from here.
+from .own_values import own_bytes as own_bytes
+from .own_values import own_utf8 as own_utf8
 
 MASK32 = 0xFFFF_FFFF
 MASK64 = 0xFFFF_FFFF_FFFF_FFFF
@@ -322,59 +331,6 @@ def overlong_varint(value: int, size: int = 0) -> bytes:
 _PADDED = [bytes((i | 0x80,)) for i in range(0x80)]
 
 
-_FLOAT32 = struct.Struct("<f")
-
-
-def to_float32(value: float) -> float:
-    """``value`` as a float32 holds it: the conversion protobuf makes on assignment
-    (too large a double becomes an infinity of its sign)."""
-    try:
-        result: float = _FLOAT32.unpack(_FLOAT32.pack(value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-    return result
-
-
-def shortest_float32(value: float) -> float:
-    """The double with the fewest digits (from 6) that is the float32 ``value``:
-    how protobuf's text format and JSON print a float field."""
-    digits = 6
-    rounded = float(f"{value:.{digits}g}")
-    while to_float32(rounded) != value:
-        digits += 1
-        rounded = float(f"{value:.{digits}g}")
-    return rounded
-
-
-_WHOLE = slice(None)
-
-
-def own_bytes(value: bytes | bytearray | memoryview) -> bytes | bytearray | memoryview:
-    """The bytes a ``bytes`` or ``bytearray`` (or subclass) instance holds, as
-    upb writes them; anything else (a ``memoryview``) as it is.
-
-    A subclass's ``__bytes__``, ``__getitem__`` or ``__len__`` is not its
-    value: ``bytes(value)`` would call the first, so a whole slice through
-    the base class's own ``__getitem__`` copies what the object holds.
-    """
-    if isinstance(value, bytes) and type(value) is not bytes:
-        return bytes.__getitem__(value, _WHOLE)
-    if isinstance(value, bytearray) and type(value) is not bytearray:
-        return bytearray.__getitem__(value, _WHOLE)
-    return value  # (memoryview cannot be subclassed)
-
-
-def own_utf8(text: str, errors: str = "surrogateescape") -> bytes:
-    """The UTF-8 of the characters a ``str`` (or subclass) instance holds, as
-    upb writes them: ``str.encode``, not a subclass's own ``encode``.  With
-    ``surrogateescape``, a decoded invalid UTF-8 byte goes back out unchanged.
-
-    Raises:
-        UnicodeEncodeError: a surrogate that no invalid byte was decoded to.
-    """
-    return str.encode(text, "utf-8", errors)
-
-
 # -- raw fields -------------------------------------------------------------------
 
 
@@ -436,6 +392,54 @@ def read_field(
         return _new(RawField, (number, wire_type, pos, tag_end, tag_end, tag_end, 0))
     after = skip_payload(buf, pos, tag_end, end, tag, depth)  # a group, or raises
     return _new(RawField, (number, wire_type, pos, tag_end, tag_end, after, 0))
+
+
+def next_field(buf: Buf, pos: int, end: int, depth: int = MAX_DEPTH) -> tuple[int, int, int, int]:
+    """The field whose tag is at ``pos`` as ``(number, wire type, body_at, end)``:
+    :func:`fields` for a loop that moves ``pos`` itself (over a run of fields
+    matched at once, see ``field_runs.py``), one call per field.
+
+    Raises:
+        DecodeError: as :func:`read_field`.
+    """
+    if pos + 1 < end:
+        tag = buf[pos]
+        if tag & 0x87 == LEN and tag > 7:  # a one-byte LEN tag, field 1 to 15
+            n = buf[pos + 1]
+            if n < 0x80 and pos + 2 + n <= end:  # a one-byte length, the payload within end
+                return tag >> 3, LEN, pos + 2, pos + 2 + n
+    f = read_field(buf, pos, end, depth)
+    return f.number, f.wire_type, f.body_at, f.end
+
+
+def fields(
+    buf: Buf, pos: int = 0, end: int | None = None, depth: int = MAX_DEPTH
+) -> Iterator[tuple[int, int, int, int]]:
+    """The fields of the message in ``buf[pos:end]`` as ``(number, wire type,
+    body_at, end)``: :func:`iter_fields` for a loop that steps over many fields
+    and keeps few (a stream of many small elements).
+
+    Plain tuples, with the one-byte tag and length of a LEN field read inline:
+    an element costs a generator step, not a call.  ``body_at`` is the payload
+    of a LEN field, else the end of the tag.
+
+    Raises:
+        DecodeError: as :func:`read_field`, at the first field that breaks a rule.
+    """
+    if end is None:
+        end = len(buf)
+    while pos < end:
+        tag = buf[pos]
+        if tag & 0x87 == LEN and tag > 7 and pos + 1 < end:  # a one-byte LEN tag, field 1 to 15
+            n = buf[pos + 1]
+            after = pos + 2 + n
+            if n < 0x80 and after <= end:  # a one-byte length, the payload within end
+                yield tag >> 3, LEN, pos + 2, after
+                pos = after
+                continue
+        f = read_field(buf, pos, end, depth)
+        yield f.number, f.wire_type, f.body_at, f.end
+        pos = f.end
 
 
 # A named tuple built without its Python-level ``__new__``: one call less per field.

@@ -73,7 +73,7 @@ def dictionary() -> str:
         if dt != STRING_TYPE:
             add(f"head_{info.name}_raw_data", value + tensor["raw_data"].tag)
     for cls in (SequenceProto, OptionalProto):
-        elem = spec_of(cls).by_name["elem_type"]
+        elem = spec_of(cls).named.elem_type
         for kind in ELEMENT_KINDS:
             name = f"{spec_of(cls).name}_elem_type_{cls.DataType.Name(kind)}"
             add(name, elem.tag + overlong_varint(kind))
@@ -84,7 +84,7 @@ def dictionary() -> str:
     for k in sorted(ALLOWED_KEYS):
         add(f"key_{k}", k.encode())
         add(f"entry_key_{k}", entry[0].tag + overlong_varint(len(k)) + k.encode() + entry[1].tag)
-    attribute_type = spec_of(AttributeProto).by_name["type"]
+    attribute_type = spec_of(AttributeProto).named.type
     for name, number in AttributeProto.AttributeType.items():
         add(f"attribute_type_{name}", attribute_type.tag + overlong_varint(number))
     for word in ("If", "Loop", "Scan", "then_branch", "else_branch", "body", "ai.onnx.ml"):

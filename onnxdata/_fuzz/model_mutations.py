@@ -45,7 +45,7 @@ def _attribute_type(node: Node, rng: random.Random, pool: list[bytes], depth: in
     """An attribute's ``type`` set, and a value field added: the one the type names (its
     other value fields dropped), or another one, out of step with it."""
     spec = spec_of(AttributeProto)
-    type_field = spec.by_name["type"]
+    type_field = spec.named.type
     kind = rng.choice([*ATTRIBUTE_FIELDS, 0, 15, 1000])  # UNDEFINED and values outside the enum
     values = {spec.by_name[name].number for name in ATTRIBUTE_FIELDS.values()}
     consistent = kind in ATTRIBUTE_FIELDS and rng.random() < 0.6
@@ -90,7 +90,7 @@ def _reorder_same(node: Node, rng: random.Random, pool: list[bytes], depth: int)
 
 def _dangle(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> None:
     """A node input renamed to a name nothing defines (or to the empty name)."""
-    number = spec_of(NodeProto).by_name["input"].number
+    number = spec_of(NodeProto).named.input.number
     found = [k for k, f in enumerate(node.fields) if f.number == number and f.wire_type == LEN]
     name = rng.choice((b"", b"dangling", b"\xff", b"x" * 200)) + b"%d" % rng.randrange(100)
     if found:

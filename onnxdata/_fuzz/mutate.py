@@ -40,7 +40,7 @@ from .._core.wire import (
     read_varint,
 )
 from .._messages.datatypes import DATA_TYPES, element_fields
-from .._messages.declarations import MESSAGE_TYPES, Message, TensorProto
+from .._messages.declarations import MESSAGE_TYPES, Message, SequenceProto, TensorProto
 from .defects import CATALOG, Defect, applies, place
 from .model_mutations import model_ops
 from .tree import (
@@ -54,6 +54,9 @@ from .tree import (
     unknown_field,
     varint,
 )
+
+# The element type field of SequenceProto and OptionalProto, named through the schema.
+_ELEM_TYPE = spec_of(SequenceProto).named.elem_type.name
 
 BREAK_SHARE = 0.1  # the share of calls that break the encoding on purpose
 
@@ -252,14 +255,14 @@ def _op_types(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> 
     if spec is None:
         return
     if spec.cls is TensorProto:
-        type_field = spec.by_name["data_type"]
+        type_field = spec.named.data_type
         dt = rng.choice(list(DATA_TYPES.values()))
         node.fields = [
             f for f in node.fields if f.number != type_field.number or rng.random() < 0.2
         ]
         node.fields.append(Field(type_field.number, VARINT, varint(dt.value)))
         if rng.random() < 0.4:
-            raw = spec.by_name["raw_data"]
+            raw = spec.named.raw_data
             count = rng.randrange(4)
             node.fields.append(Field(raw.number, LEN, rng.randbytes(dt.raw_size(count))))
         else:
@@ -268,7 +271,7 @@ def _op_types(node: Node, rng: random.Random, pool: list[bytes], depth: int) -> 
                 node.fields.extend(known_fields(storage, rng, depth, pool))
         return
     table = element_fields(spec.cls)
-    elem = spec.by_name.get("elem_type")
+    elem = spec.by_name.get(_ELEM_TYPE)
     if not table or elem is None:
         return
     elem_type = rng.choice(list(table))

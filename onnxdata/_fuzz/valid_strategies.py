@@ -45,6 +45,9 @@ DT = TensorProto.DataType
 Segment = TensorProto.Segment
 _DTYPES = list(DATA_TYPES)
 _TENSOR_FIELDS = spec_of(TensorProto).by_name
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_ELEM_TYPE = spec_of(SequenceProto).named.elem_type.name
+_END = spec_of(Segment).named.end.name
 _ELEM_TYPES = SequenceProto.DataType.values()
 # The integer types a map key may have, in data type order, then STRING.
 _KEY_TYPES = [d.value for d in DATA_TYPES.values() if d.key is not None] + [DT.STRING]
@@ -243,7 +246,7 @@ def _tensors(
     if segment or (segment is None and draw(st.integers(0, 5)) == 0):
         t.segment = segment_drawn = draw(_segment_of(n))
         # An unset begin reads 0; an unset end means the element count.
-        end = segment_drawn.end if segment_drawn.HasField("end") else n
+        end = segment_drawn.end if segment_drawn.HasField(_END) else n
         begin = segment_drawn.begin
         n = max(end - begin, 0)
     if use == "raw":
@@ -426,7 +429,7 @@ def _sequences(
     kind = draw(kinds)
     seq = SequenceProto(elem_type=kind)
     if kind == SequenceProto.UNDEFINED and draw(st.booleans()):
-        seq.ClearField("elem_type")  # unset and set to UNDEFINED differ on the wire
+        seq.ClearField(_ELEM_TYPE)  # unset and set to UNDEFINED differ on the wire
     if draw(st.booleans()):
         seq.name = draw(TEXT)
     if kind == SequenceProto.UNDEFINED:
@@ -505,7 +508,7 @@ def _optionals(draw: st.DrawFn, kinds: st.SearchStrategy[int], depth: int) -> Op
     kind = draw(kinds)
     o = OptionalProto(elem_type=kind)
     if kind == OptionalProto.UNDEFINED and draw(st.booleans()):
-        o.ClearField("elem_type")  # unset and set to UNDEFINED differ on the wire
+        o.ClearField(_ELEM_TYPE)  # unset and set to UNDEFINED differ on the wire
     if draw(st.booleans()):
         o.name = draw(TEXT)
     if kind != OptionalProto.UNDEFINED and draw(st.integers(0, 3)):

@@ -17,6 +17,7 @@ import sys
 import uuid
 
 from .._core.errors import ValidationError
+from .._core.schema import spec_of
 from .._messages.declarations import StringStringEntryProto, TensorProto
 from .external import (
     ExternalDataInfo,
@@ -26,6 +27,9 @@ from .external import (
     write_external_data,
 )
 from .model_tensors import all_tensors, initializer_tensors
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_RAW_DATA = spec_of(TensorProto).named.raw_data.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,7 +68,7 @@ def set_external(
         ValueError: the tensor has no ``raw_data``.
         TypeError: ``offset``/``length`` are not integers.
     """
-    if not t.HasField("raw_data"):
+    if not t.HasField(_RAW_DATA):
         raise ValueError(
             f"Tensor {t.name} does not have raw_data field. "
             "Cannot set external data for this tensor."
@@ -95,7 +99,7 @@ def save_tensor_data(t: TensorProto, base_path: str) -> str:
         OSError: the file cannot be created or written.
     """
     info = ExternalDataInfo(t)
-    if not t.HasField("raw_data"):
+    if not t.HasField(_RAW_DATA):
         raise ValidationError("raw_data field doesn't exist.")
     offset, length = write_external_data(t, base_path, t.raw_data)
     set_external(t, info.location, offset, length)
@@ -126,7 +130,7 @@ def mark_external(tensors: Iterable[TensorProto], file_name: str | None, thresho
     """Mark the tensors whose ``raw_data`` has at least ``threshold`` bytes as
     stored in ``file_name`` (each in a file of its own name, when None)."""
     for t in tensors:
-        if t.HasField("raw_data") and len(memoryview(t.raw_data).cast("B")) >= threshold:
+        if t.HasField(_RAW_DATA) and len(memoryview(t.raw_data).cast("B")) >= threshold:
             set_external(t, file_name if file_name is not None else file_name_for(t))
 
 
@@ -138,7 +142,7 @@ def unmark_external(tensors: Iterable[TensorProto]) -> None:
     """
     for t in tensors:
         if uses_external_data(t):
-            if not t.HasField("raw_data"):
+            if not t.HasField(_RAW_DATA):
                 raise ValueError("raw_data field doesn't exist.")
             del t.external_data[:]
             t.data_location = TensorProto.DEFAULT
@@ -160,9 +164,9 @@ def write_marked(
     """
     written: list[str] = []
     for t in tensors:
-        if uses_external_data(t) and t.HasField("raw_data"):
+        if uses_external_data(t) and t.HasField(_RAW_DATA):
             written.append(save_tensor_data(t, base_path))
-            t.ClearField("raw_data")
+            t.ClearField(_RAW_DATA)
     if sync:
         sync_external_files(base_path, written)
     return written
@@ -190,7 +194,7 @@ def refuse_own_file(
     own = _folded(os.path.realpath(model_path))
     judged: set[str] = set()
     for t in tensors:
-        if not (uses_external_data(t) and t.HasField("raw_data")):
+        if not (uses_external_data(t) and t.HasField(_RAW_DATA)):
             continue
         # The entries as ExternalDataInfo reads them (the last location wins),
         # without its warning on unknown keys: the writer gives that one.

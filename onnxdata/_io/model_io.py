@@ -30,8 +30,10 @@ import os
 from .._codec.stream import encode_to
 from .._core.errors import EncodeValueError
 from .._core.foreign import foreign_name
+from .._core.schema import spec_of
 from .._core.short_writes import write_all
 from .._core.walk import refuse_cycles
+from .._messages.declarations import TensorProto
 from .._messages.graphs import ModelProto
 from .atomic import AtomicFile
 from .choosing import DEFAULT_FORMAT, choose_format, file_path, has_method, is_path, read_object
@@ -43,6 +45,9 @@ from .formats import MAX_PROTOBUF, raise_if_too_large, registry
 from .message_args import any_message
 from .model_tensors import all_tensors
 from .save_undo import SaveUndo
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_RAW_DATA = spec_of(TensorProto).named.raw_data.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -285,7 +290,7 @@ def _identity(f: Any, path: str) -> os.stat_result | None:
 
 def _to_write(t: Any) -> bool:
     """Whether saving writes ``t``'s data to its external file (and drops it)."""
-    return uses_external_data(t) and t.HasField("raw_data")
+    return uses_external_data(t) and t.HasField(_RAW_DATA)
 
 
 def write_model(model: Any, f: Any, fmt: str, placed: Callable[[], None] | None = None) -> None:

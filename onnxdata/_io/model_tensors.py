@@ -41,8 +41,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["all_tensors", "attribute_tensors", "initializer_tensors"]
 
-_GRAPH = 5  # AttributeProto.GRAPH
-_GRAPHS = 10  # AttributeProto.GRAPHS
+_GRAPH = AttributeProto.GRAPH
+_GRAPHS = AttributeProto.GRAPHS
 # A tensor's path is never shown (a tensor cannot close a cycle): one constant
 # part each, no text made per tensor.
 _TENSOR = "tensor"

@@ -26,12 +26,18 @@ data type fits exactly.
 
 from __future__ import annotations
 
+from functools import cache
+
 from .._core.errors import DecodeError
-from .._core.wire import LEN, MAX_DEPTH, VARINT, read_length, read_tag, skip_field
+from .._core.schema import spec_of
+from .._core.wire import fields
+from .._messages.declarations import StringStringEntryProto
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
+
+    from .._core.schema import FieldSpec
 
 __all__ = ["is_model"]
 
@@ -40,28 +46,32 @@ __all__ = ["is_model"]
 # them as unknown fields), but must be well-formed.
 _Shape = dict[int, tuple[int, bool, "_Shape | None"]]
 
-_OPERATOR_SET_ID: _Shape = {1: (LEN, True, None), 2: (VARINT, True, None)}
-_STRING_PAIR: _Shape = {1: (LEN, True, None), 2: (LEN, True, None)}
-_GRAPH: _Shape = {
-    number: (LEN, number in (2, 10), None)  # its name and its documentation are singular
-    for number in (1, 2, 5, 10, 11, 12, 13, 14, 15, 16)
-}
-_MODEL: _Shape = {
-    1: (VARINT, True, None),  # ir_version
-    2: (LEN, True, None),  # producer_name
-    3: (LEN, True, None),  # producer_version
-    4: (LEN, True, None),  # domain
-    5: (VARINT, True, None),  # model_version
-    6: (LEN, True, None),  # the documentation string
-    7: (LEN, True, _GRAPH),  # graph
-    8: (LEN, False, _OPERATOR_SET_ID),  # opset_import
-    14: (LEN, False, _STRING_PAIR),  # metadata: key-value string pairs
-    20: (LEN, False, None),  # training_info
-    25: (LEN, False, None),  # functions
-    26: (LEN, False, None),  # configuration
-}
-_IR_VERSION = 1
-_MODEL_PARTS = frozenset({7, 8, 20, 25})  # graph, opset_import, training_info, functions
+
+def _shape(cls: type, inner: dict[FieldSpec, _Shape] | None = None) -> _Shape:
+    """The shape of every field ``cls`` declares, from the schema; the payloads of
+    the fields in ``inner`` are checked against their shapes too."""
+    inner = inner or {}
+    return {f.number: (f.wire_type, not f.repeated, inner.get(f)) for f in spec_of(cls).fields}
+
+
+@cache
+def _model() -> tuple[_Shape, int, frozenset[int]]:
+    """ModelProto's shape, the number of ``ir_version`` and those of the parts a
+    model has one of; made on the first call, so that reading data files never
+    imports the model messages."""
+    from .._messages.graphs import GraphProto, ModelProto, OperatorSetIdProto
+
+    fields = spec_of(ModelProto).named
+    shape = _shape(
+        ModelProto,
+        {
+            fields.graph: _shape(GraphProto),
+            fields.opset_import: _shape(OperatorSetIdProto),
+            fields.metadata_props: _shape(StringStringEntryProto),
+        },
+    )
+    parts = (fields.graph, fields.opset_import, fields.training_info, fields.functions)
+    return shape, fields.ir_version.number, frozenset(f.number for f in parts)
 
 
 def _fields(view: Any, pos: int, end: int, shape: _Shape) -> set[int] | None:
@@ -72,20 +82,14 @@ def _fields(view: Any, pos: int, end: int, shape: _Shape) -> set[int] | None:
     """
     seen: set[int] = set()
     try:
-        while pos < end:
-            start = pos
-            tag, after = read_tag(view, pos, end)
-            pos = skip_field(view, start, after, end, tag, MAX_DEPTH)
-            number = tag >> 3
+        for number, wire_type, body_at, after in fields(view, pos, end):
             known = shape.get(number)
             if known is not None:
                 wire, singular, inner = known
-                if tag & 7 != wire or (singular and number in seen):
+                if wire_type != wire or (singular and number in seen):
                     return None
-                if inner is not None:
-                    payload = read_length(view, after, pos)[1]
-                    if _fields(view, payload, pos, inner) is None:
-                        return None
+                if inner is not None and _fields(view, body_at, after, inner) is None:
+                    return None
             seen.add(number)
     except DecodeError:
         return None  # not well-formed: not a model (decoding will say what is wrong)
@@ -94,5 +98,6 @@ def _fields(view: Any, pos: int, end: int, shape: _Shape) -> set[int] | None:
 
 def is_model(view: Any) -> bool:
     """Whether the bytes in ``view`` have the shape of an ONNX model (see the module docstring)."""
-    seen = _fields(view, 0, len(view), _MODEL)
-    return seen is not None and _IR_VERSION in seen and not seen.isdisjoint(_MODEL_PARTS)
+    shape, ir_version, parts = _model()
+    seen = _fields(view, 0, len(view), shape)
+    return seen is not None and ir_version in seen and not seen.isdisjoint(parts)

@@ -25,9 +25,14 @@ from __future__ import annotations
 import contextlib
 import os
 
+from .._core.schema import spec_of
 from .._messages.declarations import TensorProto
 from .external import ExternalDataInfo, uses_external_data
 from .owned import deferred_interrupts
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_RAW_DATA = spec_of(TensorProto).named.raw_data.name
+_DATA_LOCATION = spec_of(TensorProto).named.data_location.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,7 +74,7 @@ class SaveUndo:
         """
         seen: set[str] = set()
         for t in tensors:
-            if uses_external_data(t) and t.HasField("raw_data"):
+            if uses_external_data(t) and t.HasField(_RAW_DATA):
                 location = ""
                 for entry in t.external_data:  # the last one wins, as ExternalDataInfo reads it
                     if entry.key == "location":
@@ -119,8 +124,8 @@ class SaveUndo:
 
 def _state(t: TensorProto) -> tuple[Any, ...]:
     return (
-        t.raw_data if t.HasField("raw_data") else _UNSET,
-        t.data_location if t.HasField("data_location") else _UNSET,
+        t.raw_data if t.HasField(_RAW_DATA) else _UNSET,
+        t.data_location if t.HasField(_DATA_LOCATION) else _UNSET,
         list(t.external_data),
     )
 

@@ -22,7 +22,7 @@ from .._codec.stream import Emit, Measure, Sink, changed, writer_of
 from .._core.errors import DecodeError, EncodeError
 from .._core.mapped import check_target
 from .._core.schema import spec_of
-from .._core.wire import LEN, MAX_DEPTH, read_length, read_tag, skip_field
+from .._core.wire import LEN, MAX_DEPTH, fields, read_tag
 from .._messages.declarations import Message, SequenceProto
 from .atomic import AtomicFile
 
@@ -220,9 +220,11 @@ class SequenceWriter:
 
 # -- iter_sequence ------------------------------------------------------------------
 
-_ELEMENTS: dict[int, tuple[type[Message], str]] = {
-    spec_of(SequenceProto).by_name[name].number: (cls, name) for _, cls, name in _KINDS.values()
-}  # field number -> (class, field name)
+_SEQUENCE = spec_of(SequenceProto)
+# field number -> the class of its elements
+_CLASSES: dict[int, type[Message]] = {
+    _SEQUENCE.by_name[name].number: cls for _, cls, name in _KINDS.values()
+}
 
 
 def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = False) -> Iterator[Message]:
@@ -258,52 +260,60 @@ def iter_sequence(path: Any, *, copy: bool = False, mmap: bool = False) -> Itera
 def _elements(buf: Any, copy: bool, mapping: Any) -> Iterator[Message]:
     """The elements of the sequence in ``buf``; see :func:`iter_sequence`.
 
-    The loop of SequenceProto's decoder, one element per step: one-byte tags
-    and lengths read inline, the element decoded by ``decode_part``.
+    The loop of SequenceProto's decoder, one element per step: the wire
+    cursor (``fields``) steps from tag to tag, the element is decoded by
+    ``decode_part``.
     """
-    pos, end = 0, len(buf)
-    counts = dict.fromkeys(_ELEMENTS, 0)
+    pos, end = 0, len(buf)  # pos: where the field being read starts
+    classes = _CLASSES
     advise: Any = None if mapping is None else mapping.dont_need
     released = 0
-    fnum = 0
-    while pos < end:
-        start = pos
-        try:
-            tag = buf[pos]
-            pos += 1
-            if tag >= 0x80:
-                fnum = 0
-                tag, pos = read_tag(buf, start, end)
-            fnum = tag >> 3
-            if tag & 7 != LEN or fnum not in _ELEMENTS:
-                if tag != 0x0A and tag != 0x10:
-                    fnum = 0  # an unknown field: no name in the path
-                pos = skip_field(buf, start, pos, end, tag, MAX_DEPTH)
-                continue
-            n = buf[pos] if pos < end else 0x80
-            if n < 0x80 and n < end - pos:
-                pos += 1
-            else:
-                n, pos = read_length(buf, pos, end)
-            element = decode_part(_ELEMENTS[fnum][0], buf, pos, pos + n, MAX_DEPTH - 1, copy)
-            pos += n
-            counts[fnum] += 1
-        except DecodeError as err:
-            if fnum in _ELEMENTS:
-                err.within(f"{_ELEMENTS[fnum][1]}[{counts[fnum]}]")
-            elif fnum:
-                err.within("name" if fnum == 1 else "elem_type")
-            err.within("SequenceProto")
-            raise
-        except (IndexError, OverflowError) as exc:  # pragma: no cover - as in _codec/reading.py
-            raise DecodeError(f"malformed input near offset {pos}: {exc!r}", pos) from exc
-        yield element
-        if advise is not None and pos - released >= _RELEASE:
-            # Drop the pages read so far from this process (the file keeps them
-            # in the page cache; a view touched again faults them back in).
-            upto = pos - pos % _PAGE
-            advise(released, upto - released)
-            released = upto
+    try:
+        for number, wire_type, body_at, after in fields(buf, 0, end):
+            cls = classes.get(number)
+            if cls is None or wire_type != LEN:
+                pos = after
+                continue  # name, elem_type or an unknown field
+            element = decode_part(cls, buf, body_at, after, MAX_DEPTH - 1, copy)
+            pos = after
+            yield element
+            if advise is not None and pos - released >= _RELEASE:
+                # Drop the pages read so far from this process (the file keeps them
+                # in the page cache; a view touched again faults them back in).
+                upto = pos - pos % _PAGE
+                advise(released, upto - released)
+                released = upto
+    except DecodeError as err:
+        _within(err, buf, pos, end)
+        raise
+    except (IndexError, OverflowError) as exc:  # pragma: no cover - as in _codec/reading.py
+        raise DecodeError(f"malformed input near offset {pos}: {exc!r}", pos) from exc
+
+
+def _within(err: DecodeError, buf: Any, start: int, end: int) -> None:
+    """Add to ``err`` the path ``SequenceProto.decode`` reports for the field whose tag
+    is at ``start``: the element (``tensor_values[3]``), or the declared field
+    (``name``), within ``SequenceProto``; no field for a bad tag or an unknown field.
+
+    An element's index is counted here, on the error's path, by stepping
+    over the fields before it again, so that the loop counts nothing.
+    """
+    try:
+        tag = read_tag(buf, start, end)[0]
+    except DecodeError:
+        tag = 0
+    f = _SEQUENCE.by_number.get(tag >> 3)
+    if f is not None and f.wire_type == tag & 7:
+        if f.repeated:
+            index = sum(
+                1
+                for number, wire_type, _, _ in fields(buf, 0, start)
+                if number == f.number and wire_type == f.wire_type
+            )
+            err.within(f"{f.name}[{index}]")
+        else:
+            err.within(f.name)
+    err.within("SequenceProto")
 
 
 def _page_size() -> int:

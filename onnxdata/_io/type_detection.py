@@ -4,19 +4,18 @@ The wire format carries no type name.  :func:`detect` scores each candidate
 type by its misfit (:func:`misfit`) and whether the bytes re-encode exactly,
 after a quick look that decodes nothing; it is used by ``load`` without a
 type and by ``onnxdata show``, which passes its own reader and scores its
-previews with :func:`type_misfit`, names values with :func:`type_enum` and
-skips runs of fields with :func:`tag_run`.
+previews with :func:`type_misfit` and names values with :func:`type_enum`.
+Both walk the wire with the one cursor, ``_core/wire.py``.
 """
 
 from __future__ import annotations
 
-import re
-
 from .._codec.decode import decode_part
 from .._codec.stream import encode_to
 from .._core.errors import DecodeError
+from .._core.field_runs import field_run
 from .._core.schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
-from .._core.wire import MAX_DEPTH, known_enum_value, read_length, read_tag, skip_field
+from .._core.wire import MAX_DEPTH, known_enum_value, next_field, read_field
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import (
     MapProto,
@@ -40,7 +39,6 @@ __all__ = [
     "Detected",
     "detect",
     "misfit",
-    "tag_run",
     "type_enum",
     "type_misfit",
 ]
@@ -219,11 +217,9 @@ def _scan(view: Any, pos: int, end: int, cls: type[Message], levels: int) -> tup
         for _ in range(_SCAN_FIELDS):
             if pos >= end:
                 break
-            start = pos
-            tag, after = read_tag(view, pos, end)
-            pos = skip_field(view, start, after, end, tag, MAX_DEPTH)
-            number = tag >> 3
-            known = layout.get((number, tag & 7))
+            field = read_field(view, pos, end)
+            start, after, pos, number = field.start, field.tag_end, field.end, field.number
+            known = layout.get((number, field.wire_type))
             if known and known[3] is not None and not known_enum_value(view, after, pos, known[3]):
                 known = None  # a value a closed enum does not name: an unknown field
             if known is None:
@@ -239,36 +235,13 @@ def _scan(view: Any, pos: int, end: int, cls: type[Message], levels: int) -> tup
                 varints += pos - start
             if sub is not None and levels > 0 and subs < _SCAN_SUBS:
                 subs += 1
-                payload = read_length(view, after, pos)[1]
-                more, sub_differs, more_varints = _scan(view, payload, pos, sub, levels - 1)
+                more, sub_differs, more_varints = _scan(view, field.body_at, pos, sub, levels - 1)
                 unknown += more
                 differs = differs or sub_differs
                 varints += more_varints
     except DecodeError:
         pass  # malformed: decoding will say so
     return unknown, differs, varints
-
-
-_RUNS: dict[int, re.Pattern[bytes] | None] = {}
-_RUN_BODY = {VARINT: rb"[\x80-\xff]{0,9}[\x00-\x7f]", 1: rb".{8}", 5: rb".{4}"}
-
-
-def tag_run(tag: int) -> re.Pattern[bytes] | None:
-    """A pattern that matches a run of up to 4096 whole fields with ``tag``, for a
-    one-byte tag of a varint or fixed-width field (else None).
-
-    A file of millions of tiny fields is mostly such runs; matched in C, a run
-    costs a fraction of reading its fields one by one.  (An unbounded
-    repetition would make ``re`` keep state for every field it matched.)
-    """
-    if tag in _RUNS:
-        return _RUNS[tag]
-    found = None
-    if tag < 0x80 and tag >> 3 and tag & 7 in _RUN_BODY:
-        body = re.escape(bytes([tag])) + _RUN_BODY[tag & 7]
-        found = re.compile(b"(?:" + body + b"){1,4096}", re.DOTALL)
-    _RUNS[tag] = found
-    return found
 
 
 def _top_level(view: Any) -> dict[tuple[int, int], int]:
@@ -282,13 +255,14 @@ def _top_level(view: Any) -> dict[tuple[int, int], int]:
     pos, end = 0, len(view)
     try:
         while pos < end:
-            start = pos
-            tag, after = read_tag(view, pos, end)
-            run = tag_run(tag)
-            matched = run.match(view, start, end) if run is not None else None
-            pos = matched.end() if matched else skip_field(view, start, after, end, tag, MAX_DEPTH)
-            key = (tag >> 3, tag & 7)
-            out[key] = out.get(key, 0) + pos - start
+            run = field_run(view[pos])  # None but for a one-byte varint or fixed tag
+            matched = run.match(view, pos, end) if run is not None else None
+            number, wire_type, _, after = next_field(view, pos, end)
+            if matched is not None:
+                after = matched.end()
+            key = (number, wire_type)
+            out[key] = out.get(key, 0) + after - pos
+            pos = after
     except DecodeError:
         pass  # malformed: decoding will say so
     return out

@@ -14,7 +14,12 @@ from functools import cache
 from .._core.schema import MessageSpec, spec_of
 from .declarations import MESSAGE_TYPES, Message
 
-__all__ = ["all_message_types", "by_full_name"]
+__all__ = ["NAME_FIELD", "all_message_types", "by_full_name"]
+
+NAME_FIELD = "name"
+"""The field that names a message, the same in every message that has one
+(``NodeProto.name``, ``GraphProto.name``, ``TensorProto.name``, ...): an outline
+shows it first."""
 
 
 def _is_class(value: object) -> bool:

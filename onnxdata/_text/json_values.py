@@ -16,8 +16,8 @@ import math
 import re
 
 from .._core.kinds import float32_overflows, in_range
+from .._core.own_values import to_float32
 from .._core.schema import BYTES, DOUBLE, FLOAT, INT32, INT64, PACKAGE, STRING, UINT64
-from .._core.wire import to_float32
 from .json_errors import EnumStringValueParseError, ParseError
 
 TYPE_CHECKING = False

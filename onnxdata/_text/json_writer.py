@@ -15,8 +15,9 @@ import math
 
 from .._core.kinds import in_range, integer, is_bytes, is_text
 from .._core.mapped import LIVE, check_value
+from .._core.own_values import own_bytes, shortest_float32, to_float32
 from .._core.schema import BYTES, DOUBLE, ENUM, FLOAT, INT32, INT64, MESSAGE, UINT64, spec_of
-from .._core.wire import MAX_DEPTH, own_bytes, shortest_float32, to_float32
+from .._core.wire import MAX_DEPTH
 from .json_errors import SerializeToJsonError
 
 TYPE_CHECKING = False

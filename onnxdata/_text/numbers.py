@@ -13,7 +13,7 @@ import re
 import struct
 
 from .._core.kinds import int_bounds
-from .._core.wire import to_float32
+from .._core.own_values import to_float32
 
 __all__ = [
     "ParseBool",

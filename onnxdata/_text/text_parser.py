@@ -11,6 +11,7 @@ message, ``,`` or ``;`` between fields) and refuses the rest with protobuf's
 from __future__ import annotations
 
 from .._core.kinds import in_range
+from .._core.own_values import to_float32
 from .._core.schema import (
     BYTES,
     DOUBLE,
@@ -24,7 +25,7 @@ from .._core.schema import (
     is_message,
     spec_of,
 )
-from .._core.wire import MAX_DEPTH, to_float32
+from .._core.wire import MAX_DEPTH
 from .numbers import ParseInteger, parse_any_integer
 from .text_errors import ParseError
 from .tokenizer import Tokenizer

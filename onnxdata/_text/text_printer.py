@@ -12,8 +12,9 @@ import io
 import math
 
 from .._core.mapped import LIVE, check_value
+from .._core.own_values import shortest_float32, to_float32
 from .._core.schema import BYTES, DOUBLE, ENUM, FLOAT, MESSAGE, STRING, is_message, spec_of
-from .._core.wire import LEN, SGROUP, shortest_float32, to_float32
+from .._core.wire import LEN, SGROUP
 from .escapes import escape
 from .unknown import split_fields, unknown_fields
 from .values import MAX_PRINT_DEPTH, bytes_of, checked_int, count, string_bytes

@@ -6,8 +6,8 @@ unknown fields.
 from __future__ import annotations
 
 from .._core.mapped import LIVE, check_value
+from .._core.own_values import to_float32
 from .._core.schema import BYTES, DOUBLE, ENUM, FLOAT, MESSAGE, STRING, is_message, spec_of
-from .._core.wire import to_float32
 from .escapes import escape, escape_bytes
 from .numbers import upb_double, upb_float
 from .text_printer import enum_text

@@ -8,7 +8,7 @@ the text format's (``dims holds True, not an integer``).
 from __future__ import annotations
 
 from .._core.kinds import in_range, integer
-from .._core.wire import own_bytes, own_utf8
+from .._core.own_values import own_bytes, own_utf8
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

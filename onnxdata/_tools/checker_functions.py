@@ -18,6 +18,8 @@ model's order (docs/compat.md).
 from __future__ import annotations
 
 from .._core.errors import ValidationError
+from .._core.schema import spec_of
+from .._messages.graphs import AttributeProto, FunctionProto
 from .checker_context import CheckerContext, LexicalScopeContext, fail, within
 from .checker_graphs import (
     EXPERIMENTAL_OPS,
@@ -27,6 +29,10 @@ from .checker_graphs import (
     schemas_of,
     warn_experimental,
 )
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_FUNCTION_DOMAIN = spec_of(FunctionProto).named.domain.name
+_G = spec_of(AttributeProto).named.g.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,7 +106,7 @@ def check_function(function: Any, ctx: CheckerContext, parent_lex: LexicalScopeC
     name = function.name
     if not name:
         fail("Field 'name' of 'function' is required to be non-empty.")
-    if ctx.ir_version >= 8 and not function.HasField("domain"):
+    if ctx.ir_version >= 8 and not function.HasField(_FUNCTION_DOMAIN):
         fail("Field 'domain' of 'function' is required but missing.")
     model_imports = ctx.opset_imports
     inner = ctx.copy()
@@ -169,7 +175,7 @@ def _callees(nodes: Any, by_id: dict[str, int], found: dict[int, None]) -> None:
             if index is not None:
                 found.setdefault(index)
             for attr in node.attribute:
-                if attr.HasField("g"):
+                if attr.HasField(_G):
                     todo.append((attr.g.node, depth + 1))
                 todo.extend((g.node, depth + 1) for g in attr.graphs)
 

@@ -21,7 +21,10 @@ import sys
 
 from .._core.access import gather, held
 from .._core.errors import ValidationError
-from .._messages.graphs import AttributeProto, NodeProto
+from .._core.schema import spec_of
+from .._messages.declarations import TensorProto
+from .._messages.graphs import AttributeProto, NodeProto, ValueInfoProto
+from .._messages.types import TypeProto
 from .checker_context import (
     CheckerContext,
     LexicalScopeContext,
@@ -31,6 +34,14 @@ from .checker_context import (
 )
 from .checker_schemas import SchemaCache
 from .checker_tensors import check_sparse_tensor, check_tensor
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_TYPE = spec_of(ValueInfoProto).named.type.name
+_ATTRIBUTE = spec_of(AttributeProto).named
+_NAME = spec_of(TensorProto).named.name.name
+
+# The oneof of TypeProto (``value``), named through the schema.
+_TYPE_ONEOF = spec_of(TypeProto).named.tensor_type.oneof
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -119,10 +130,10 @@ def check_value_info(value_info: Any, ctx: CheckerContext) -> None:
         fail("Field 'name' of 'value_info' is required to be non-empty.")
     if not ctx.is_main_graph:
         return
-    if not value_info.HasField("type"):
+    if not value_info.HasField(_TYPE):
         fail("Field 'type' of 'value_info' is required but missing.")
     tp = value_info.type
-    which = tp.WhichOneof("value")
+    which = tp.WhichOneof(_TYPE_ONEOF)
     needs = _TYPE_NEEDS.get(which or "")
     if needs is None:
         fail("Unrecognized type value case (value_info name: ", value_info.name, "): 0")
@@ -175,13 +186,13 @@ def _attribute_values(attr: Any, ctx: CheckerContext, lex_ctx: LexicalScopeConte
     """The tensors and graphs an attribute holds, in onnx's order."""
     field = ""
     try:
-        if attr.HasField("t"):
+        if attr.HasField(_ATTRIBUTE.t.name):
             field = "t"
             check_tensor(attr.t, ctx)
-        if attr.HasField("sparse_tensor"):
+        if attr.HasField(_ATTRIBUTE.sparse_tensor.name):
             field = "sparse_tensor"
             check_sparse_tensor(attr.sparse_tensor, ctx)
-        if attr.HasField("g"):
+        if attr.HasField(_ATTRIBUTE.g.name):
             field = "g"
             check_graph(attr.g, _subgraph_context(ctx), lex_ctx)
         for i, tensor in enumerate(attr.tensors):
@@ -314,7 +325,7 @@ def _initializers(graph: Any, ctx: CheckerContext, lex_ctx: LexicalScopeContext)
     unique: set[str] = set()
     for i, init in enumerate(graph.initializer):
         where = f"initializer[{i}]"
-        if not init.HasField("name"):
+        if not init.HasField(_NAME):
             _at(where, "Field 'name' of 'init' is required but missing.")
         name = init.name
         if not name:
@@ -335,7 +346,7 @@ def _initializers(graph: Any, ctx: CheckerContext, lex_ctx: LexicalScopeContext)
     for i, sparse in enumerate(graph.sparse_initializer):
         where = f"sparse_initializer[{i}]"
         values = sparse.values
-        if not values.HasField("name"):
+        if not values.HasField(_NAME):
             _at(where, "Field 'name' of 'values' is required but missing.")
         name = values.name
         if not name:

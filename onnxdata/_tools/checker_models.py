@@ -20,6 +20,7 @@ import os
 import warnings
 
 from .._core.errors import DecodeError, EncodeError, ValidationError
+from .._core.wire import EGROUP, read_varint
 from .._io.files import load
 from .._messages.convert import as_message
 from .._messages.graphs import ModelProto
@@ -144,14 +145,12 @@ def _stops_early(err: DecodeError, data: Any) -> int | None:
         return at
     if "field number 0" in str(err):
         view = memoryview(data)
-        tag = shift = 0
-        while at < len(view) and shift < 70:
-            tag |= (view[at] & 0x7F) << shift
-            if view[at] < 0x80:
-                if tag == 0 or tag & 7 == 4:  # 0 (in any length), or field 0's end-group
-                    return int(err.offset)
-                break
-            at, shift = at + 1, shift + 7
+        try:
+            tag = read_varint(view, at, len(view))[0]
+        except DecodeError:  # pragma: no cover - the decoder read this tag
+            return None
+        if tag == 0 or tag & 7 == EGROUP:  # 0 (in any length), or field 0's end-group
+            return at
     return None
 
 

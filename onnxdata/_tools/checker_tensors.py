@@ -20,15 +20,26 @@ from array import array
 
 from .._core.access import held
 from .._core.mapped import check_view
+from .._core.schema import spec_of
 from .._messages.declarations import (
     MapProto,
     OptionalProto,
     SequenceProto,
     SparseTensorProto,
+    StringStringEntryProto,
     TensorProto,
 )
 from .checker_context import fail
 from .checker_paths import resolve_external_data_location
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_KEY = spec_of(StringStringEntryProto).named.key.name
+_VALUE = spec_of(StringStringEntryProto).named.value.name
+_RAW_DATA = spec_of(TensorProto).named.raw_data.name
+_SPARSE = spec_of(SparseTensorProto).named
+_ELEM_TYPE = spec_of(SequenceProto).named.elem_type.name
+_MAP_VALUE = spec_of(OptionalProto).named.map_value.name
+_MAP = spec_of(MapProto).named
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -132,7 +143,7 @@ def _external(tensor: Any, name: str, used: list[str], ctx: CheckerContext) -> N
     has_location = False
     for entry in tensor.external_data:
         key, value = entry.key, entry.value
-        if entry.HasField("key") and entry.HasField("value") and key == "location":
+        if entry.HasField(_KEY) and entry.HasField(_VALUE) and key == "location":
             has_location = True
             resolve_external_data_location(ctx.model_dir, value, name)
     if not has_location:
@@ -206,7 +217,7 @@ def _index_data(indices: Any, nelem: int) -> list[int]:
     if indices.data_location == _EXTERNAL:
         fail("[ShapeInferenceError] Cannot parse data from external tensors. Please load "
              "external data into raw data for tensor: ", name)  # fmt: skip
-    if not indices.HasField("raw_data"):
+    if not indices.HasField(_RAW_DATA):
         data = indices.int64_data
         if len(data) != nelem:
             fail("[ShapeInferenceError] Data size mismatch. Tensor: ", name, " expected num "
@@ -274,7 +285,7 @@ def _indices_2(indices: Any, dims: Any, nnz: int) -> None:
 
 def check_sparse_tensor(sparse: Any, ctx: CheckerContext) -> None:
     """onnx's ``check_sparse_tensor``. Raises ValidationError."""
-    if not sparse.HasField("values"):
+    if not sparse.HasField(_SPARSE.values.name):
         fail("Field 'values' of 'sparse_tensor_proto' is required but missing.")
     values = sparse.values
     check_tensor(values, ctx)
@@ -286,7 +297,7 @@ def check_sparse_tensor(sparse: Any, ctx: CheckerContext) -> None:
         fail("Sparse tensor (", values.name, ") must have a dense-rank > 0")
     if any(d <= 0 for d in dims):
         fail("Sparse tensor (", values.name, ") dimensions are not positive.")
-    if sparse.HasField("indices"):
+    if sparse.HasField(_SPARSE.indices.name):
         indices = sparse.indices
         check_tensor(indices, ctx)
         if indices.data_type != _DT.INT64:
@@ -309,7 +320,7 @@ _SQ = SequenceProto.DataType
 
 def check_sequence(sequence: Any, ctx: CheckerContext) -> None:
     """onnx's ``check_sequence``. Raises ValidationError."""
-    if not sequence.HasField("elem_type"):
+    if not sequence.HasField(_ELEM_TYPE):
         fail("Field 'elem_type' of 'sequence' is required but missing.")
     et = sequence.elem_type
     if et == _SQ.TENSOR:
@@ -338,13 +349,13 @@ _OPTIONAL_CHECKS = {
 
 def check_optional(optional: Any, ctx: CheckerContext) -> None:
     """onnx's ``check_optional``. Raises ValidationError."""
-    if not optional.HasField("elem_type"):
+    if not optional.HasField(_ELEM_TYPE):
         fail("Field 'elem_type' of 'optional' is required but missing.")
     et = optional.elem_type
     if et == OptionalProto.UNDEFINED:
         return
     if et == OptionalProto.MAP:
-        if optional.HasField("map_value"):
+        if optional.HasField(_MAP_VALUE):
             check_map(optional.map_value, ctx)
         return
     found = _OPTIONAL_CHECKS.get(et)
@@ -365,7 +376,7 @@ _MAP_VALUES = {
 
 def check_map(map_: Any, ctx: CheckerContext) -> None:
     """onnx's ``check_map``. Raises ValidationError."""
-    if not map_.HasField("key_type"):
+    if not map_.HasField(_MAP.key_type.name):
         fail("Field 'key_type' of 'map' is required but missing.")
     key_type = map_.key_type
     if key_type == _DT.UNDEFINED:
@@ -376,7 +387,7 @@ def check_map(map_: Any, ctx: CheckerContext) -> None:
     if len(map_.keys) and len(map_.string_keys):
         fail("Map (name: ", map_.name, ") should not contain more than one keys field.")
     num_keys = len(map_.keys) + len(map_.string_keys)
-    if not map_.HasField("values"):
+    if not map_.HasField(_MAP.values.name):
         fail("Field 'values' of 'map' is required but missing.")
     check_sequence(map_.values, ctx)
     field = _MAP_VALUES.get(map_.values.elem_type)

@@ -18,7 +18,7 @@ import os
 import stat
 import sys
 
-from .._messages.declarations import TensorProto
+from .._messages.declarations import SparseTensorProto, TensorProto
 from .terminal import printable
 
 TYPE_CHECKING = False
@@ -126,7 +126,7 @@ def external_output(msg: Any, base: str, output: str) -> str | None:
     target = identity(output)
     if target is None:
         return None
-    tensors = [msg.values, msg.indices] if hasattr(msg, "indices") else [msg]
+    tensors = [msg.values, msg.indices] if isinstance(msg, SparseTensorProto) else [msg]
     for t in tensors:
         if not isinstance(t, TensorProto) or t.data_location != TensorProto.EXTERNAL:
             continue

@@ -31,10 +31,13 @@ written in the node, as onnx does.
 from __future__ import annotations
 
 from .._core.errors import DecodeError, EncodeValueError
+from .._core.schema import spec_of
 from .._defs.registry import lookup
-from .._messages.graphs import FunctionProto, ModelProto
+from .._messages.graphs import AttributeProto, FunctionProto, ModelProto
 from .checker_functions import check_function_call_cycles, function_id
 from .inlining_names import NameGenerator, bind_attributes, rename_callee
+
+_GRAPH = spec_of(AttributeProto).named.g.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -156,7 +159,7 @@ class _Inliner:
             found = self.callee(node)
             if found is None:
                 for attr in node.attribute:
-                    if attr.HasField("g"):
+                    if attr.HasField(_GRAPH):
                         self.graph(attr.g, level + 1)
                     for sub in attr.graphs:
                         self.graph(sub, level + 1)

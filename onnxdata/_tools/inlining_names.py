@@ -27,11 +27,16 @@ Subgraphs are visited by recursion: the input came from a parse bounded at
 
 from __future__ import annotations
 
+from .._core.schema import spec_of
+from .._messages.graphs import AttributeProto
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
 __all__ = ["NameGenerator", "bind_attributes", "rename_callee"]
+
+_GRAPH = spec_of(AttributeProto).named.g.name
 
 
 class NameGenerator:
@@ -62,7 +67,7 @@ class NameGenerator:
             existing.update(node.input)
             existing.update(node.output)
             for attr in node.attribute:
-                if attr.HasField("g"):
+                if attr.HasField(_GRAPH):
                     self._visit_graph(attr.g)
                 for sub in attr.graphs:
                     self._visit_graph(sub)
@@ -123,7 +128,7 @@ class _Renamer:
         for i, name in enumerate(outputs):
             outputs[i] = self.lookup_or_rename(name, True)
         for attr in node.attribute:
-            if attr.HasField("g"):
+            if attr.HasField(_GRAPH):
                 self.visit_graph(attr.g)
             for sub in attr.graphs:
                 self.visit_graph(sub)
@@ -173,7 +178,7 @@ def _bind_node(node: Any, given: dict[str, Any], copies: dict[str, bytes]) -> No
     for attr in node.attribute:
         ref = attr.ref_attr_name
         if not ref:
-            if attr.HasField("g"):
+            if attr.HasField(_GRAPH):
                 for inner in attr.g.node:
                     _bind_node(inner, given, copies)
             for sub in attr.graphs:

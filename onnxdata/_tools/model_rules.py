@@ -26,7 +26,11 @@ from .._core.schema import MESSAGE, spec_of
 from .._core.walk import Step, walk
 from .._messages.declarations import StringStringEntryProto
 from .._messages.graphs import ModelProto
+from .._messages.types import TypeProto
 from .._messages.versions import IR_VERSION
+
+# The oneof of TypeProto (``value``), named through the schema.
+_TYPE_ONEOF = spec_of(TypeProto).named.tensor_type.oneof
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -273,7 +277,7 @@ def _value_info(ctx: _Context, value: Any, path: str, main: bool) -> None:
         if tp is None:
             ctx.bad(f"{path}.type", "is not set: an input or output of the main graph needs a type")
         return
-    which = tp.WhichOneof("value")
+    which = tp.WhichOneof(_TYPE_ONEOF)
     if which is None:
         ctx.bad(f"{path}.type", "sets no type (tensor, sequence, map, optional, sparse or opaque)")
         return

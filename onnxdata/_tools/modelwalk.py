@@ -13,6 +13,13 @@ from __future__ import annotations
 
 from collections import deque
 
+from .._core.schema import spec_of
+from .._messages.graphs import AttributeProto, ModelProto
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_ATTRIBUTE = spec_of(AttributeProto).named
+_GRAPH = spec_of(ModelProto).named.graph.name
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterator
@@ -26,7 +33,7 @@ def _graphs_of_nodes(nodes: Any, path: str) -> Iterator[tuple[str, Any]]:
     for n, node in enumerate(nodes):
         for a, attr in enumerate(node.attribute):
             where = f"{path}.node[{n}].attribute[{a}]"
-            if attr.HasField("g"):
+            if attr.HasField(_ATTRIBUTE.g.name):
                 yield f"{where}.g", attr.g
             for i, graph in enumerate(attr.graphs):
                 yield f"{where}.graphs[{i}]", graph
@@ -47,7 +54,7 @@ def graphs(model: Any) -> Iterator[tuple[str, Any]]:
     the training graphs, then the subgraphs of their nodes and of the functions'
     nodes, at any depth.  Paths are relative to the model (``graph.node[3]...``)."""
     todo: deque[tuple[str, Any]] = deque()
-    if model.HasField("graph"):
+    if model.HasField(_GRAPH):
         todo.append(("graph", model.graph))
     for i, info in enumerate(model.training_info):
         for name in ("initialization", "algorithm"):
@@ -81,11 +88,11 @@ def tensors(model: Any) -> Iterator[tuple[str, Any]]:
         for n, node in enumerate(nodes):
             for a, attr in enumerate(node.attribute):
                 where = f"{path}.node[{n}].attribute[{a}]"
-                if attr.HasField("t"):
+                if attr.HasField(_ATTRIBUTE.t.name):
                     yield f"{where}.t", attr.t
                 for i, t in enumerate(attr.tensors):
                     yield f"{where}.tensors[{i}]", t
-                if attr.HasField("sparse_tensor"):
+                if attr.HasField(_ATTRIBUTE.sparse_tensor.name):
                     yield from _sparse(f"{where}.sparse_tensor", attr.sparse_tensor)
                 for i, s in enumerate(attr.sparse_tensors):
                     yield from _sparse(f"{where}.sparse_tensors[{i}]", s)

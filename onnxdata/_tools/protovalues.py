@@ -21,8 +21,8 @@ from .._core.codegen import Emitter
 from .._core.foreign import foreign_name
 from .._core.kinds import BOUNDS, is_boolean
 from .._core.mapped import check_view
+from .._core.own_values import to_float32
 from .._core.schema import UNKNOWN_FIELDS, FieldSpec, is_message, spec_of
-from .._core.wire import to_float32
 from .._messages.convert import as_message
 from .._messages.message import Message
 

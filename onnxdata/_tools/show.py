@@ -19,6 +19,7 @@ from __future__ import annotations
 import struct
 
 from .._core.errors import DecodeError
+from .._core.field_runs import check_varints_end, count_varints, field_run, short_entries
 from .._core.schema import (
     BYTES,
     FLOAT,
@@ -37,17 +38,15 @@ from .._core.wire import (
     MASK64,
     MAX_DEPTH,
     encode_varint,
-    known_enum_value,
-    read_length,
-    read_tag,
+    read_field,
     read_varint,
-    skip_field,
     to_int32,
     to_int64,
 )
-from .._io.type_detection import detect, tag_run, type_enum, type_misfit
+from .._io.type_detection import detect, type_enum, type_misfit
+from .._messages.catalog import NAME_FIELD
 from .._messages.datatypes import DATA_TYPES
-from .._messages.declarations import Message
+from .._messages.declarations import Message, TensorProto
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
     from .._core.schema import FieldSpec, MessageSpec
+    from .._core.wire import RawField
     from .._io.type_detection import Detected
 
 __all__ = ["PREVIEW", "Peek", "detect_view", "outline", "peek", "render", "show"]
@@ -63,8 +63,9 @@ PREVIEW = 6  # values, entries or elements shown per field
 _TEXT = 64  # characters of a string shown
 _CHECKED = 1 << 16  # packed varints up to this many bytes are read and checked whole
 _CHUNK = 1 << 20
-_CONTINUED = bytes(range(0x80, 0x100))
 _FIXED = {I32: 4, I64: 8}
+# The field that says how a tensor's raw_data reads, named through the schema.
+_DATA_TYPE = spec_of(TensorProto).named.data_type.name
 
 
 class Shown:
@@ -128,25 +129,25 @@ def peek(
     p = Peek(spec)
     last = 0
     while pos < end:
-        start = pos
-        tag, after = read_tag(buf, pos, end)
-        pos = skip_field(buf, start, after, end, tag, depth)
-        wire = tag & 7
-        f = known.get(tag)
+        field = read_field(buf, pos, end, depth)
+        number, wire, start, after, _, pos, _ = field
+        accepted = known.get(number)
+        f = accepted[0] if accepted is not None and wire in accepted[1] else None
         if f is None:
-            run = tag_run(tag)  # the rest of a run of the same unknown field at once
+            # the rest of a run of the same unknown field at once
+            run = field_run(buf[start]) if after == start + 1 else None
             matched = run.match(buf, start, end) if run is not None else None
             if matched is not None:
                 pos = max(pos, matched.end())
             p.unknown += pos - start
             last = 1 << 32  # the encoder writes unknown fields last
             continue
-        if not _read(p, f, wire, buf, after, pos, depth, release):
+        if not _read(p, f, field, buf, depth, release):
             p.unknown += pos - start
             last = 1 << 32  # the encoder writes unknown fields last
             continue
-        if f.repeated and f.kind in (STRING, BYTES) and tag < 0x80:
-            pos = _entries(p.fields[f.name], tag, buf, pos, end, release)
+        if f.repeated and f.kind in (STRING, BYTES) and after == start + 1:
+            pos = _entries(p.fields[f.name], buf[start], buf, pos, end, release)
         once = not f.repeated or f.packed
         if f.number < last or wire != f.wire_type or (once and f.number == last):
             p.canonical = False
@@ -157,15 +158,15 @@ def peek(
     return p
 
 
-_KNOWN: dict[Any, dict[int, FieldSpec]] = {}
+_KNOWN: dict[Any, dict[int, tuple[FieldSpec, frozenset[int]]]] = {}
 
 
-def _known(spec: MessageSpec) -> dict[int, FieldSpec]:
-    """Tag -> field, for every wire type a parser accepts for the field."""
+def _known(spec: MessageSpec) -> dict[int, tuple[FieldSpec, frozenset[int]]]:
+    """Number -> the field, and every wire type a parser accepts for it."""
     found = _KNOWN.get(spec)
     if found is None:
         found = _KNOWN[spec] = {
-            f.number << 3 | wire: f for f in spec.fields for wire in f.accepted_wire_types()
+            f.number: (f, frozenset(f.accepted_wire_types())) for f in spec.fields
         }
     return found
 
@@ -185,18 +186,15 @@ def _entries(
         return pos
     count = size = 0
     done = pos
-    while pos + 1 < end and buf[pos] == tag:
-        n = buf[pos + 1]
-        if n >= 0x80 or pos + 2 + n > end:
-            break
-        pos += 2 + n
-        count += 1
-        size += n
-        if release is not None and pos - done > _CHUNK:
+    while True:
+        pos, more, more_size = short_entries(buf, pos, end, tag, done + _CHUNK)
+        count += more
+        size += more_size
+        if release is not None and pos > done:
             release(done, pos)
-            done = pos
-    if release is not None and pos > done:
-        release(done, pos)
+        if pos == done or pos < done + _CHUNK:
+            break
+        done = pos
     shown.count += count
     shown.size += size
     return pos
@@ -239,37 +237,36 @@ def _merge(into: Peek, more: Peek) -> None:
 def _read(
     p: Peek,
     f: FieldSpec,
-    wire: int,
+    field: RawField,
     buf: Any,
-    pos: int,
-    end: int,
     depth: int,
     release: Callable[[int, int], None] | None,
 ) -> bool:
-    """Record the field at ``buf[pos:end]`` (its payload); False for an enum value
-    the enum does not know (kept as an unknown field, as proto2 does)."""
+    """Record ``field`` (as the cursor read it, value and offsets); False for an enum
+    value the enum does not know (kept as an unknown field, as proto2 does)."""
     shown = p.fields.get(f.name)
     if shown is None:
         shown = p.fields[f.name] = Shown()
     elif not f.repeated and f.kind != MESSAGE:
         shown.head.clear()  # the last value wins
         shown.count = 0
+    wire = field.wire_type
     if wire == LEN:
-        _read_len(p, f, shown, buf, pos, end, depth, release)
+        _read_len(p, f, shown, buf, field, depth, release)
         return True
     if wire == VARINT:
-        v = read_varint(buf, pos, end)[0]
+        v = field.value
         if f.enum is not None:
-            if not known_enum_value(buf, pos, end, f.enum_values):
-                return False  # an unknown field, as decoding makes it
             v = to_int32(v)
+            if v not in f.enum_values:
+                return False  # an unknown field, as decoding makes it
         else:
             v = _signed(f.kind, v)
-        if encode_varint(v & MASK64) != buf[pos:end]:
+        if encode_varint(v & MASK64) != buf[field.body_at : field.end]:
             p.canonical = False  # the encoder writes the value back differently
         _add(shown, v)
     else:
-        _add(shown, struct.unpack_from("<f" if wire == I32 else "<d", buf, pos)[0])
+        _add(shown, struct.unpack_from("<f" if wire == I32 else "<d", buf, field.body_at)[0])
     return True
 
 
@@ -278,15 +275,13 @@ def _read_len(
     f: FieldSpec,
     shown: Shown,
     buf: Any,
-    pos: int,
-    end: int,
+    field: RawField,
     depth: int,
     release: Callable[[int, int], None] | None,
 ) -> None:
     """Record a length-delimited field: a sub-message, a string or bytes, or a packed run."""
-    at = pos
-    n, pos = read_length(buf, pos, end)
-    if pos - at != len(encode_varint(n)):
+    pos, n = field.body_at, field.value
+    if pos - field.tag_end != len(encode_varint(n)):
         p.canonical = False  # a length written in more bytes than it needs
     if f.kind == MESSAGE:
         _read_message(p, f, shown, buf, pos, n, depth, release)
@@ -370,8 +365,7 @@ def _packed(
         shown.count += count
         return True
     end = pos + n
-    if n and buf[end - 1] >= 0x80:
-        raise DecodeError(f"packed varints at offset {pos} end inside a varint", end - 1)
+    check_varints_end(buf, pos, end)
     if n <= _CHECKED:
         same = True
         while pos < end:
@@ -387,7 +381,7 @@ def _packed(
         shown.head.append(_signed(f.kind, v))
     for i in range(pos, end, _CHUNK):
         stop = min(i + _CHUNK, end)
-        shown.count += len(bytes(buf[i:stop]).translate(None, _CONTINUED))
+        shown.count += count_varints(buf, i, stop)
         if release is not None:
             release(i, stop)
     return True
@@ -457,9 +451,9 @@ def render(p: Peek, indent: str = "", label: str = "") -> list[str]:
     words = [f"{indent}{label}{spec.name}"]
     subs: list[str] = []
     inner = indent + "  "
-    name = spec.by_name.get("name")
-    if name is not None and p.fields.get("name"):
-        words.append(_text(*p.fields["name"].head[-1]))
+    name = spec.by_name.get(NAME_FIELD)
+    if name is not None and p.fields.get(NAME_FIELD):
+        words.append(_text(*p.fields[NAME_FIELD].head[-1]))
     for f in spec.fields:
         shown = p.fields.get(f.name)
         if shown is None or f is name:
@@ -498,7 +492,7 @@ def _singular_bytes(p: Peek, f: FieldSpec, shown: Shown) -> str:
     """A singular bytes field: as elements of the message's data type when it has
     one the standard library can read (``raw_data``), else its first bytes."""
     buf, pos, size = p.raw[f.name]
-    data_type = p.spec.by_name.get("data_type")
+    data_type = p.spec.by_name.get(_DATA_TYPE)
     info = DATA_TYPES.get(p.value(data_type)) if data_type is not None else None
     if f.kind == BYTES and info is not None and info.struct:
         width = struct.calcsize(info.struct)

@@ -16,13 +16,20 @@ import os
 import re
 from collections import Counter
 
+from .._core.schema import spec_of
 from .._io.external import external_file_problem, parse_count, split_location
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import TensorProto
+from .._messages.graphs import ModelProto, ValueInfoProto
 from .model_rules import PROPS
 from .modelwalk import graphs, node_lists, tensors
 from .rules import element_count
 from .typetext import dims_text, elem_name, type_text
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_RAW_DATA = spec_of(TensorProto).named.raw_data.name
+_GRAPH = spec_of(ModelProto).named.graph.name
+_TYPE = spec_of(ValueInfoProto).named.type.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +62,7 @@ def declared_size(t: Any) -> int | None:
                 return parse_count(length)
             except ValueError:
                 return None
-    elif t.HasField("raw_data"):
+    elif t.HasField(_RAW_DATA):
         return len(t.raw_data)
     info = DATA_TYPES.get(t.data_type)
     if info is None:
@@ -110,7 +117,7 @@ def summary(model: Any, base_dir: str | None = None) -> list[str]:
     model."""
     lines = [_head(model)]
     lines += _opsets(model)
-    if model.HasField("graph"):
+    if model.HasField(_GRAPH):
         graph = model.graph
         if graph.name:
             lines.append(f"  graph {name_text(graph.name)}")
@@ -160,7 +167,7 @@ def _values(graph: Any) -> list[str]:
 
 
 def _value_type(v: Any) -> str:
-    return type_text(v.type) if v.HasField("type") else "no type"
+    return type_text(v.type) if v.HasField(_TYPE) else "no type"
 
 
 def _nodes(model: Any) -> list[str]:
@@ -192,7 +199,7 @@ def _op(node: Any) -> str:
 
 def _initializers(model: Any) -> list[str]:
     """The main graph's initializers, largest first, and the total of every graph's."""
-    if not model.HasField("graph"):
+    if not model.HasField(_GRAPH):
         return []
     graph = model.graph
     sized = [(declared_size(t), i, t) for i, t in enumerate(graph.initializer)]

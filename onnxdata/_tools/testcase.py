@@ -18,6 +18,7 @@ import re
 
 from .._core.access import held
 from .._core.errors import DecodeError
+from .._core.schema import spec_of
 from .._io.files import load
 from .._messages.datatypes import element_fields
 from .._messages.declarations import (
@@ -28,10 +29,22 @@ from .._messages.declarations import (
     SparseTensorProto,
     TensorProto,
 )
-from .._messages.graphs import ModelProto
+from .._messages.graphs import ModelProto, ValueInfoProto
+from .._messages.types import TensorShapeProto, TypeProto
 from .check import Violation, check
 from .external_files import external_violations
 from .typetext import DEPTH, dims_text, elem_name, type_text
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_TYPE = spec_of(ValueInfoProto).named.type.name
+_SHAPE = spec_of(TypeProto.Tensor).named.shape.name
+_ELEMENT_TYPE = spec_of(TypeProto.Sequence).named.elem_type.name
+_VALUE_TYPE = spec_of(TypeProto.Map).named.value_type.name
+_VALUES = spec_of(MapProto).named.values.name
+
+# The oneofs of TypeProto and of a dimension, named through the schema (both ``value``).
+_TYPE_ONEOF = spec_of(TypeProto).named.tensor_type.oneof
+_DIM_ONEOF = spec_of(TensorShapeProto.Dimension).named.dim_value.oneof
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -171,7 +184,7 @@ def _data_set(folder: str, name: str, declared: dict[str, list[Any]]) -> list[Da
                 f.problems.append(Violation(rel, f"the model's graph has {len(values)} {kind}s: "
                                                  f"no {kind} {i}"))  # fmt: skip
                 continue
-            f = DataFile(rel, value.name, value.type if value.HasField("type") else None)
+            f = DataFile(rel, value.name, value.type if value.HasField(_TYPE) else None)
             files.append(f)
             _read(f, os.path.join(folder, rel))
         gap = _first_gap(numbers)
@@ -194,7 +207,7 @@ def _first_gap(numbers: list[int]) -> int | None:
 
 def _read(f: DataFile, path: str) -> None:
     """Decode the file as its declared type; record what is wrong with it."""
-    member = None if f.declared is None else f.declared.WhichOneof("value")
+    member = None if f.declared is None else f.declared.WhichOneof(_TYPE_ONEOF)
     cls = _MEMBER_CLASS.get(member or "")
     if cls is None:
         what = "no type" if member is None else "an opaque type"
@@ -226,7 +239,7 @@ def _fit(msg: Any, tp: Any, path: str, out: list[tuple[str, str]], depth: int) -
     """Add to ``out`` each way ``msg`` does not fit the TypeProto ``tp``."""
     if depth <= 0:
         return
-    member = tp.WhichOneof("value")
+    member = tp.WhichOneof(_TYPE_ONEOF)
     if member is None:
         return  # no type declared: anything fits
     inner = getattr(tp, member)
@@ -248,23 +261,23 @@ def _fit_tensor(msg: Any, t: Any, path: str, out: list[tuple[str, str]]) -> None
         where = f"{path}.data_type"
     if t.elem_type and data_type != t.elem_type:
         out.append((where, f"is {elem_name(data_type)}, not {elem_name(t.elem_type)}"))
-    if not t.HasField("shape"):
+    if not t.HasField(_SHAPE):
         return
     shape = t.shape.dim
     if len(shape) != len(dims):
         out.append((f"{path}.dims", f"{dims_text(dims)} has rank {len(dims)}, not {len(shape)}"))
         return
     for i, (d, dim) in enumerate(zip(dims, shape, strict=True)):
-        if dim.WhichOneof("value") == "dim_value" and dim.dim_value != d:
+        if dim.WhichOneof(_DIM_ONEOF) == "dim_value" and dim.dim_value != d:
             out.append((f"{path}.dims[{i}]", f"is {d}, not {dim.dim_value}"))
 
 
 def _fit_elements(msg: Any, t: Any, path: str, out: list[tuple[str, str]], depth: int) -> None:
     """A sequence's or optional's element type, and each element, against the declared type."""
-    if not t.HasField("elem_type"):
+    if not t.HasField(_ELEMENT_TYPE):
         return
     elem = t.elem_type
-    member = elem.WhichOneof("value")
+    member = elem.WhichOneof(_TYPE_ONEOF)
     if member is None:
         return
     wanted = _ELEM_TYPE.get(member)
@@ -291,7 +304,7 @@ def _fit_map(msg: Any, m: Any, path: str, out: list[tuple[str, str]], depth: int
     if m.key_type and msg.key_type != m.key_type:
         out.append((f"{path}.key_type", f"is {elem_name(msg.key_type)}, "
                                         f"not {elem_name(m.key_type)}"))  # fmt: skip
-    if m.HasField("value_type") and msg.HasField("values"):
+    if m.HasField(_VALUE_TYPE) and msg.HasField(_VALUES):
         values_type = type(m.value_type)()
         values_type.sequence_type.elem_type.CopyFrom(m.value_type)
         _fit(msg.values, values_type, f"{path}.values", out, depth - 1)

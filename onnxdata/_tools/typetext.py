@@ -11,7 +11,16 @@ levels with ``...`` instead of recursing without end.
 
 from __future__ import annotations
 
+from .._core.schema import spec_of
 from .._messages.datatypes import DATA_TYPES
+from .._messages.types import TensorShapeProto, TypeProto
+
+# Fields named through the schema: a rename in the declarations fails here, at import.
+_SHAPE = spec_of(TypeProto.Tensor).named.shape.name
+
+# The oneofs of TypeProto and of a dimension, named through the schema (both ``value``).
+_TYPE_ONEOF = spec_of(TypeProto).named.tensor_type.oneof
+_DIM_ONEOF = spec_of(TensorShapeProto.Dimension).named.dim_value.oneof
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,7 +52,7 @@ def shape_text(shape: Any) -> str:
     """A ``TensorShapeProto`` as ``[N,3,?]``: each dim's value, its parameter name or ``?``."""
     parts = []
     for dim in shape.dim:
-        which = dim.WhichOneof("value")
+        which = dim.WhichOneof(_DIM_ONEOF)
         parts.append(str(dim.dim_value) if which == "dim_value" else
                      dim.dim_param if which == "dim_param" else "?")  # fmt: skip
     return "[" + ",".join(parts) + "]"
@@ -55,13 +64,13 @@ def type_text(tp: Any, depth: int = DEPTH) -> str:
     ``opaque(domain.name)``; ``unset`` when no member is set."""
     if depth <= 0:
         return "..."
-    which = tp.WhichOneof("value")
+    which = tp.WhichOneof(_TYPE_ONEOF)
     if which is None:
         return "unset"
     inner = getattr(tp, which)
     if which in ("tensor_type", "sparse_tensor_type"):
         head = "tensor" if which == "tensor_type" else "sparse_tensor"
-        shape = shape_text(inner.shape) if inner.HasField("shape") else ""
+        shape = shape_text(inner.shape) if inner.HasField(_SHAPE) else ""
         return f"{head}({elem_name(inner.elem_type)}){shape}"
     if which == "sequence_type":
         return f"seq({_nested(inner, 'elem_type', depth)})"

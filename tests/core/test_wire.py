@@ -1050,7 +1050,9 @@ def _reads_varints(fn: ast.AST) -> bool:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitAnd):
             mask |= any(isinstance(s, ast.Constant) and s.value == 0x7F
                         for s in (node.left, node.right))  # fmt: skip
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.RShift, ast.Mult)):
+        if isinstance(node, ast.BinOp) and isinstance(
+            node.op, (ast.LShift, ast.RShift, ast.Mult, ast.Add)
+        ):
             seven |= any(isinstance(s, ast.Constant) and s.value == 7
                          for s in (node.left, node.right))  # fmt: skip
         if isinstance(node, ast.AugAssign) and isinstance(node.value, ast.Constant):
@@ -1095,6 +1097,11 @@ def test_the_scan_finds_what_it_looks_for() -> None:
         "        s += 7\n"
     )
     assert _reads_varints(loop)
+    stepped = ast.parse(  # the shift stepped in a tuple assignment, as a checker once did
+        "def f(v, at):\n    tag = shift = 0\n    while shift < 70:\n"
+        "        tag |= (v[at] & 0x7F) << shift\n        at, shift = at + 1, shift + 7\n"
+    )
+    assert _reads_varints(stepped)
     assert _defines_wire_types(ast.parse("VARINT, _LEN = 0, 2").body[0])
     assert not _defines_wire_types(ast.parse("_VARINT = re.compile(b'x')").body[0])
     core = [p for p in (_PACKAGE / "_core").glob("*.py")]

@@ -22,6 +22,7 @@ import pytest
 
 import onnxdata
 from onnxdata import DecodeError, SequenceProto, TensorProto, iter_sequence, load
+from onnxdata._core import field_runs
 from onnxdata._io import entry, file_buffers, regular_files, type_detection
 from tests.support.paths import ROOT
 
@@ -234,27 +235,27 @@ def test_the_rule_is_public() -> None:
 
 def test_runs_of_tiny_fields_are_matched_in_bounded_pieces() -> None:
     # An unbounded repetition would make ``re`` keep state per field.
-    run = type_detection.tag_run(0x78)  # field 15, varint
+    run = field_runs.field_run(0x78)  # field 15, varint
     assert run is not None
     data = b"\x78\x00" * 5000 + b"\x78\x80\x01" + b"\x10\x01"
     assert run.match(data).end() == 2 * 4096
     assert run.match(data, 2 * 4096, 2 * 5000).end() == 2 * 5000
     assert run.match(data, 2 * 5000).end() == 2 * 5000 + 3
-    assert type_detection.tag_run(0x7A) is None  # length-delimited: lengths vary
-    assert type_detection.tag_run(0x80) is None  # a tag of two bytes
+    assert field_runs.field_run(0x7A) is None  # length-delimited: lengths vary
+    assert field_runs.field_run(0x80) is None  # a tag of two bytes
 
 
 def test_show_steps_over_runs_of_unknown_fields(monkeypatch: pytest.MonkeyPatch) -> None:
     from onnxdata._tools import show as _show
 
     calls = [0]
-    real = _show.skip_field
+    real = _show.read_field
 
-    def counting(*args: Any) -> int:
+    def counting(*args: Any) -> Any:
         calls[0] += 1
         return real(*args)
 
-    monkeypatch.setattr(_show, "skip_field", counting)
+    monkeypatch.setattr(_show, "read_field", counting)
     data = b"\x78\x00" * 100_000 + b"\x7d\x00\x00\x80\x3f" * 10_000
     found = _show.detect_view(memoryview(data))
     assert found.type is TensorProto and found.result.unknown == len(data)

@@ -8,9 +8,10 @@ docs/architecture.md draws them:
   blocks are left out: they run under a type checker, never at run time), points to
   the same layer or a lower one, and nothing internal imports a public module;
 - the import graph of the whole package has no cycle;
-- no module takes another's private name: neither ``from .x import _y`` nor ``x._y``;
-- the knowledge of a field lives in the schema: its name appears in at most two
-  library modules (its declaration, and at most one place that names it on purpose).
+- no module takes another's private name: neither ``from .x import _y`` nor ``x._y``.
+
+That the knowledge of a field lives in the schema (no field's name or number
+written again outside it) is checked for every field by test_schema_knowledge.py.
 """
 
 from __future__ import annotations
@@ -196,25 +197,3 @@ def test_no_private_name_crosses_a_module(path: Path) -> None:
             assert not (name.startswith("_") and not name.startswith("__")), (
                 f"{_dotted(path)}:{node.lineno} uses {node.value.id}.{name}"
             )
-
-
-# The modules that declare messages (the schema, where every field is named), and
-# those that reproduce onnx.helper's signatures, which name fields as onnx does
-# (``strip_doc_string``, ``set_metadata_props``, ``doc_string=``).
-_DECLARING = {
-    "_messages.declarations",
-    "_messages.graphs",
-    "_messages.types",
-    "_messages.devices",
-    "helper",
-    "_tools.makers",
-    "_tools.typemakers",
-    "_tools.attributes",
-    "_tools.printable",
-}
-
-
-@pytest.mark.parametrize("field", ["doc_string", "metadata_props"])
-def test_a_field_is_named_in_at_most_one_module_besides_the_schema(field: str) -> None:
-    naming = [_dotted(p) for p in _modules() if field in p.read_text(encoding="utf-8")]
-    assert len(set(naming) - _DECLARING) <= 1, naming
