@@ -26,27 +26,21 @@ from ._messages.graphs import (
     ValueInfoProto,
 )
 from ._messages.message import Message
-from ._syntax.print_graphs import attribute_text, graph_text, node_lines
+from ._syntax.print_graphs import attribute_text, graph_text, node_text
 from ._syntax.print_models import function_text, model_text
-from ._syntax.print_numbers import Float32Texts
+from ._syntax.print_state import Printing
 from ._syntax.print_tensors import PrinterError
 from ._syntax.print_types import value_info_text
 
 __all__ = ["PrinterError", "to_text"]
 
 
-def _node_text(node: NodeProto) -> str:
-    out: list[str] = []
-    node_lines(node, Float32Texts(), 3, out)
-    return "".join(out)
-
-
-_PRINTERS: dict[type, Any] = {
+_PRINTERS: dict[type[Message], Any] = {
     ModelProto: model_text,
     FunctionProto: function_text,
-    GraphProto: lambda graph: graph_text(graph, Float32Texts()),
-    NodeProto: _node_text,
-    AttributeProto: lambda attr: attribute_text(attr, Float32Texts()),
+    GraphProto: lambda graph: graph_text(graph, Printing()),
+    NodeProto: lambda node: node_text(node, Printing(), 3),
+    AttributeProto: lambda attr: attribute_text(attr, Printing()),
     ValueInfoProto: value_info_text,
 }
 

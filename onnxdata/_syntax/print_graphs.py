@@ -11,36 +11,44 @@ domain and overload).
 
 from __future__ import annotations
 
+import re
+from operator import attrgetter
+
 from .._core.access import held
+from .._core.schema import spec_of
 from .._messages.graphs import AttributeProto, GraphProto, NodeProto
-from .lexicon import ATTRIBUTE_TYPES, UNDEFINED, is_identifier
-from .print_numbers import Float32Texts
-from .print_tensors import bytes_text, name_text, quoted, tensor_text
+from .lexicon import ATTRIBUTE_TYPES, UNDEFINED
+from .print_state import NameTexts, Printing
+from .print_tensors import bytes_text, tensor_text
 from .print_types import type_text, value_info_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
-__all__ = ["attribute_text", "graph_text", "node_lines", "nodes_text"]
+__all__ = ["attribute_text", "graph_text", "node_text", "nodes_text"]
 
 _ATTRIBUTE_NAMES = {number: name for name, number in ATTRIBUTE_TYPES.items()}
-_REF = held(AttributeProto, "ref_attr_name")
-_TYPE = held(AttributeProto, "type")
+# One C call reads all the fields a node's or an attribute's line needs, from their slots
+# (``None`` where never set, a repeated field where never made).
+_NODE_FIELDS = attrgetter(
+    *(spec_of(NodeProto).by_name[f].slot
+      for f in ("name", "output", "input", "op_type", "domain", "overload", "attribute"))
+)  # fmt: skip
+_ATTRIBUTE_FIELDS = attrgetter(
+    *(spec_of(AttributeProto).by_name[f].slot
+      for f in ("name", "type", "ref_attr_name", "i", "f", "ints"))
+)  # fmt: skip
 _G = held(AttributeProto, "g")
 _GRAPHS = held(AttributeProto, "graphs")
-_NODE_NAME = held(NodeProto, "name")
-_NODE_DOMAIN = held(NodeProto, "domain")
-_NODE_OVERLOAD = held(NodeProto, "overload")
-_ATTRIBUTES = held(NodeProto, "attribute")
-_INPUTS = held(NodeProto, "input")
-_OUTPUTS = held(NodeProto, "output")
+_HEADS = {number: f": {name} = " for number, name in _ATTRIBUTE_NAMES.items()}
+_UNDEFINED_HEAD = f": {UNDEFINED} = "
 _INITIALIZERS = held(GraphProto, "initializer")
 _VALUE_INFOS = held(GraphProto, "value_info")
 _GRAPH_NODES = held(GraphProto, "node")
 
 
-def _value_text(attr: AttributeProto, kind: int, floats: Float32Texts, indent: int) -> str:
+def _value_text(attr: AttributeProto, kind: int, printing: Printing, indent: int) -> str:
     """The value after ``=``, read from the field of ``kind`` whether set or not (onnx's
     ``attr.i()``); a kind onnx has no syntax for (sparse tensors, undefined) prints nothing."""
     if kind == 2:
@@ -48,21 +56,21 @@ def _value_text(attr: AttributeProto, kind: int, floats: Float32Texts, indent: i
     if kind == 7:
         return "[" + ", ".join(map(str, attr.ints)) + "]"
     if kind == 1:
-        return floats(attr.f)
+        return printing.floats(attr.f)
     if kind == 6:
-        return "[" + ", ".join(map(floats, attr.floats)) + "]"
+        return "[" + ", ".join(map(printing.floats, attr.floats)) + "]"
     if kind == 3:
         return bytes_text(attr.s)
     if kind == 8:
         return "[" + ", ".join(map(bytes_text, attr.strings)) + "]"
     if kind == 5:
-        return graph_text(attr.g, floats, indent + 3)
+        return graph_text(attr.g, printing, indent + 3)
     if kind == 10:
-        return "[" + ", ".join(graph_text(g, floats, indent + 3) for g in attr.graphs) + "]"
+        return "[" + ", ".join(graph_text(g, printing, indent + 3) for g in attr.graphs) + "]"
     if kind == 4:
-        return tensor_text(attr.t, floats)
+        return tensor_text(attr.t, printing.floats)
     if kind == 9:
-        return "[" + ", ".join(tensor_text(t, floats) for t in attr.tensors) + "]"
+        return "[" + ", ".join(tensor_text(t, printing.floats) for t in attr.tensors) + "]"
     if kind == 13:
         return type_text(attr.tp)
     if kind == 14:
@@ -70,72 +78,96 @@ def _value_text(attr: AttributeProto, kind: int, floats: Float32Texts, indent: i
     return ""
 
 
-def attribute_text(attr: AttributeProto, floats: Float32Texts, indent: int = 3) -> str:
+def attribute_text(attr: AttributeProto, printing: Printing, indent: int = 3) -> str:
     """``name: kind = value``, or ``name: kind = @ref`` for a reference to a function's
     attribute; ``indent`` is that of the node holding it (its subgraphs go 3 deeper).
 
     Raises:
         PrinterError: a tensor whose ``raw_data`` does not fit its dims.
     """
-    kind = _TYPE(attr) or 0
-    head = f"{attr.name}: {_ATTRIBUTE_NAMES.get(kind, UNDEFINED)} = "
-    ref = _REF(attr)
+    name, kind, ref, i, f, ints = _ATTRIBUTE_FIELDS(attr)
+    head = f"{name or ''}{_HEADS.get(kind or 0, _UNDEFINED_HEAD)}"
     if ref is not None:
         return f"{head}@{ref}"
-    return head + _value_text(attr, kind, floats, indent)
+    if kind == 2:  # the commonest kinds first, read straight from their slots
+        return f"{head}{0 if i is None else i}"
+    if kind == 1:
+        return head + printing.floats(0.0 if f is None else f)
+    if kind == 7:
+        return f"{head}[{', '.join(map(str, ints)) if ints else ''}]"
+    return head + _value_text(attr, kind or 0, printing, indent)
 
 
-def _ids(names: Iterable[str]) -> str:
-    return ", ".join([n if is_identifier(n) else quoted(n) for n in names])
+_ALL_IDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*)*", re.ASCII).fullmatch
 
 
-def node_lines(node: NodeProto, floats: Float32Texts, indent: int, out: list[str]) -> None:
-    """Append ``node``'s line (and its subgraphs' lines) to ``out``.
+def _ids(names: Sequence[str], texts: NameTexts) -> str:
+    """Names joined by ``, ``, each bare or quoted."""
+    return ", ".join(map(texts.__getitem__, names))
+
+
+def _attributes_text(
+    attributes: Sequence[AttributeProto], printing: Printing, indent: int
+) -> tuple[str, bool]:
+    """`` <a: int = 1, ...>``, and whether an attribute holds a graph (onnx then puts
+    the list after the inputs)."""
+    texts = []
+    nested = False
+    for attr in attributes:
+        texts.append(attribute_text(attr, printing, indent))
+        if not nested and (_G(attr) is not None or _GRAPHS(attr)):
+            nested = True
+    return " <" + ", ".join(texts) + ">", nested
+
+
+def node_text(node: NodeProto, printing: Printing, indent: int) -> str:
+    """``node``'s line (its subgraphs' lines within), ``indent`` spaces in, ``\\n`` ended.
 
     Raises:
         PrinterError: a tensor whose ``raw_data`` does not fit its dims.
     """
-    out.append(" " * indent)
-    name = _NODE_NAME(node)
-    if name is not None:
-        out.append(f"[{name_text(name)}] ")
-    outputs = _OUTPUTS(node)
-    out.append(_ids(outputs) if outputs else "")
-    out.append(" = ")
-    domain = _NODE_DOMAIN(node)
+    name, outputs, inputs, op, domain, overload, attributes = _NODE_FIELDS(node)
+    outputs = outputs or ()
+    inputs = inputs or ()
+    # Most names are identifiers: one match over all of them (a space in a name is
+    # told apart by the count of spaces) spares a look at each.
+    probe = " ".join([*outputs, *inputs] if name is None else [name, *outputs, *inputs])
+    spaces = len(outputs) + len(inputs) - (name is None)
+    if _ALL_IDS(probe) is not None and probe.count(" ") == spaces:
+        head = " " * indent if name is None else f"{' ' * indent}[{name}] "
+        written = f"{head}{', '.join(outputs)} = "
+        operands = f" ({', '.join(inputs)})"
+    else:
+        names = printing.names
+        head = " " * indent if name is None else f"{' ' * indent}[{names[name]}] "
+        written = f"{head}{_ids(outputs, names)} = "
+        operands = f" ({_ids(inputs, names)})"
+    op = op or ""
     if domain:
-        out.append(domain + ".")
-    out.append(node.op_type)
-    overload = _NODE_OVERLOAD(node)
+        op = f"{domain}.{op}"
     if overload:
-        out.append(":" + overload)
-    inputs = _INPUTS(node)
-    attributes = _ATTRIBUTES(node)
-    text = f" ({_ids(inputs)})" if inputs else " ()"
+        op = f"{op}:{overload}"
     if attributes:
-        listed = " <" + ", ".join([attribute_text(a, floats, indent) for a in attributes]) + ">"
-        nested = any(_G(a) is not None or _GRAPHS(a) for a in attributes)
-        text = text + listed if nested else listed + text
-    out.append(text)
-    out.append("\n")
+        listed, nested = _attributes_text(attributes, printing, indent)
+        operands = operands + listed if nested else listed + operands
+    return f"{written}{op}{operands}\n"
 
 
-def nodes_text(nodes: Iterable[NodeProto] | None, floats: Float32Texts, indent: int) -> str:
+def nodes_text(nodes: Iterable[NodeProto] | None, printing: Printing, indent: int) -> str:
     """``{``, a line per node, ``}`` indented to the enclosing node's level.
 
     Raises:
         PrinterError: a tensor whose ``raw_data`` does not fit its dims.
     """
     out = ["{\n"]
-    for node in nodes or ():
-        node_lines(node, floats, indent, out)
+    out.extend([node_text(node, printing, indent) for node in nodes or ()])
     if indent > 3:
         out.append(" " * (indent - 3))
     out.append("}")
     return "".join(out)
 
 
-def graph_text(graph: GraphProto, floats: Float32Texts, indent: int = 3) -> str:
+def graph_text(graph: GraphProto, printing: Printing, indent: int = 3) -> str:
     """One graph, its nodes at ``indent``, as onnx prints it alone (indent 3) or in an
     attribute (the node's indent plus 3).
 
@@ -144,12 +176,12 @@ def graph_text(graph: GraphProto, floats: Float32Texts, indent: int = 3) -> str:
     """
     inputs = ", ".join(map(value_info_text, graph.input))
     outputs = ", ".join(map(value_info_text, graph.output))
-    parts = [f"{name_text(graph.name)} ({inputs}) => ({outputs}) "]
+    parts = [f"{printing.names[graph.name]} ({inputs}) => ({outputs}) "]
     initializers = _INITIALIZERS(graph)
     value_infos = _VALUE_INFOS(graph)
     if initializers or value_infos:
-        listed = [tensor_text(t, floats, True) for t in initializers or ()]
+        listed = [tensor_text(t, printing.floats, True) for t in initializers or ()]
         listed.extend(map(value_info_text, value_infos or ()))
         parts.append("\n" + " " * indent + "<" + ", ".join(listed) + ">\n")
-    parts.append(nodes_text(_GRAPH_NODES(graph), floats, indent))
+    parts.append(nodes_text(_GRAPH_NODES(graph), printing, indent))
     return "".join(parts)

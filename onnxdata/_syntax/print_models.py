@@ -14,7 +14,7 @@ from .._core.access import held
 from .._messages.graphs import FunctionProto, ModelProto, OperatorSetIdProto
 from .lexicon import MODEL_KEYWORDS
 from .print_graphs import graph_text, nodes_text
-from .print_numbers import Float32Texts
+from .print_state import Printing
 from .print_tensors import entries_text, name_text, quoted
 
 TYPE_CHECKING = False
@@ -56,17 +56,17 @@ def model_text(model: ModelProto) -> str:
         if value is None or (not isinstance(value, (str, int)) and not len(value)):
             continue
         lines.append(f"   {keyword}: {_header_value(keyword, value)}")
-    floats = Float32Texts()
+    printing = Printing()
     parts = ["<\n", ",\n".join(lines), "\n>\n"]
     graph = _MODEL_GRAPH(model)
-    parts.append(graph_text(model.graph if graph is None else graph, floats))
+    parts.append(graph_text(model.graph if graph is None else graph, printing))
     for function in _FUNCTIONS(model) or ():
         parts.append("\n")
-        parts.append(function_text(function, floats))
+        parts.append(function_text(function, printing))
     return "".join(parts)
 
 
-def function_text(function: FunctionProto, floats: Float32Texts | None = None) -> str:
+def function_text(function: FunctionProto, printing: Printing | None = None) -> str:
     """One function as ``onnx.printer.to_text`` prints it.
 
     Raises:
@@ -83,5 +83,5 @@ def function_text(function: FunctionProto, floats: Float32Texts | None = None) -
     inputs = ", ".join(map(name_text, function.input))
     outputs = ", ".join(map(name_text, function.output))
     parts.append(f"({inputs}) => ({outputs})\n")
-    parts.append(nodes_text(function.node, floats or Float32Texts(), 3))
+    parts.append(nodes_text(function.node, printing or Printing(), 3))
     return "".join(parts)

@@ -160,8 +160,8 @@ def _values_text(tensor: TensorProto, kind: int, floats: Callable[[float], str])
     if kind == 11:
         return _numbers(_DOUBLE(tensor) or (), double_text)
     if kind == 8:  # no space before the brace, and an empty one has no opening brace
-        strings = _STRING(tensor) or ()
-        return "".join(("{" if i == 0 else ", ") + bytes_text(s) for i, s in enumerate(strings)) + "}"
+        texts = [bytes_text(s) for s in _STRING(tensor) or ()]
+        return ("{" + ", ".join(texts) if texts else "") + "}"
     return "..."
 
 
