@@ -62,7 +62,8 @@ def _value_text(attr: AttributeProto, kind: int, printing: Printing, indent: int
     if kind == 3:
         return bytes_text(attr.s)
     if kind == 8:
-        return "[" + ", ".join(map(bytes_text, attr.strings)) + "]"
+        texts = [bytes_text(s) for s in attr.strings]  # onnx opens with the first one:
+        return ("[" + ", ".join(texts) if texts else "") + "]"  # no strings print "]"
     if kind == 5:
         return graph_text(attr.g, printing, indent + 3)
     if kind == 10:

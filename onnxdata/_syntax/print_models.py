@@ -52,9 +52,12 @@ def model_text(model: ModelProto) -> str:
     lines = []
     for position, keyword in enumerate(MODEL_KEYWORDS):
         # ir_version and opset_import are always written; the others when set (non-empty).
-        value = getattr(model, keyword) if position < 2 else _MODEL_FIELDS[keyword](model)
-        if value is None or (not isinstance(value, (str, int)) and not len(value)):
-            continue
+        if position < 2:
+            value = getattr(model, keyword)
+        else:
+            value = _MODEL_FIELDS[keyword](model)
+            if value is None or (not isinstance(value, (str, int)) and not len(value)):
+                continue
         lines.append(f"   {keyword}: {_header_value(keyword, value)}")
     printing = Printing()
     parts = ["<\n", ",\n".join(lines), "\n>\n"]
