@@ -94,7 +94,7 @@ def test_every_package_model_prints_as_onnx_prints_it() -> None:
 @pytest.mark.parametrize(
     "cls", [onnxdata.ModelProto, onnxdata.GraphProto, onnxdata.NodeProto, onnxdata.FunctionProto]
 )
-@settings(max_examples=scaled(0.5), deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=scaled(0.25), deadline=None, suppress_health_check=SUPPRESSED)
 @given(data=st.data())
 def test_any_message_prints_as_onnx_prints_it(cls: type[onnxdata.Message], data: Any) -> None:
     """Messages drawn from the schema: every field, any value (raw_data of the wrong size,
@@ -103,7 +103,7 @@ def test_any_message_prints_as_onnx_prints_it(cls: type[onnxdata.Message], data:
     assert ours == theirs
 
 
-@settings(max_examples=scaled(0.5), deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=scaled(0.25), deadline=None, suppress_health_check=SUPPRESSED)
 @given(ods.models(max_depth=3))
 def test_exporter_like_models_print_as_onnx_prints_them(model: onnxdata.ModelProto) -> None:
     ours, theirs = both(model)
@@ -224,7 +224,7 @@ def test_shortest_float32_digits_in_every_binade() -> None:
 # -- pieces printed alone ------------------------------------------------------------
 
 
-@settings(max_examples=scaled(0.5), deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=scaled(0.25), deadline=None, suppress_health_check=SUPPRESSED)
 @given(ods.attributes(max_depth=2))
 def test_an_attribute_alone_prints_as_in_its_node(attr: onnxdata.AttributeProto) -> None:
     """onnx's Python prints no attribute alone; its C++ prints one as in a node's list."""
@@ -240,7 +240,7 @@ def test_an_attribute_alone_prints_as_in_its_node(attr: onnxdata.AttributeProto)
     assert ours == ("text", text[len(head) : -len(tail)])
 
 
-@settings(max_examples=scaled(0.5), deadline=None, suppress_health_check=SUPPRESSED)
+@settings(max_examples=scaled(0.25), deadline=None, suppress_health_check=SUPPRESSED)
 @given(ods.of(onnxdata.ValueInfoProto))
 def test_a_value_info_alone_prints_as_in_its_graph(value_info: onnxdata.ValueInfoProto) -> None:
     graph = onnxdata.GraphProto(name="g", input=[value_info])
