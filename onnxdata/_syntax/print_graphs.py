@@ -37,10 +37,9 @@ _NODE_FIELDS = attrgetter(
 )  # fmt: skip
 _ATTRIBUTE_FIELDS = attrgetter(
     *(spec_of(AttributeProto).by_name[f].slot
-      for f in ("name", "type", "ref_attr_name", "i", "f", "ints"))
+      for f in ("name", "type", "ref_attr_name", "i", "f", "ints", "g", "graphs"))
 )  # fmt: skip
-_G = held(AttributeProto, "g")
-_GRAPHS = held(AttributeProto, "graphs")
+_SIMPLE = frozenset((1, 2, 7))  # float, int, ints: written inline by _attributes_text
 _HEADS = {number: f": {name} = " for number, name in _ATTRIBUTE_NAMES.items()}
 _UNDEFINED_HEAD = f": {UNDEFINED} = "
 _INITIALIZERS = held(GraphProto, "initializer")
@@ -86,7 +85,7 @@ def attribute_text(attr: AttributeProto, printing: Printing, indent: int = 3) ->
     Raises:
         PrinterError: a tensor whose ``raw_data`` does not fit its dims.
     """
-    name, kind, ref, i, f, ints = _ATTRIBUTE_FIELDS(attr)
+    name, kind, ref, i, f, ints, _, _ = _ATTRIBUTE_FIELDS(attr)
     head = f"{name or ''}{_HEADS.get(kind or 0, _UNDEFINED_HEAD)}"
     if ref is not None:
         return f"{head}@{ref}"
@@ -111,13 +110,22 @@ def _attributes_text(
     attributes: Sequence[AttributeProto], printing: Printing, indent: int
 ) -> tuple[str, bool]:
     """`` <a: int = 1, ...>``, and whether an attribute holds a graph (onnx then puts
-    the list after the inputs)."""
+    the list after the inputs).  The commonest kinds are written here, from the fields
+    read in one call; the others by :func:`attribute_text`."""
     texts = []
     nested = False
     for attr in attributes:
-        texts.append(attribute_text(attr, printing, indent))
-        if not nested and (_G(attr) is not None or _GRAPHS(attr)):
+        name, kind, ref, i, f, ints, g, graphs = _ATTRIBUTE_FIELDS(attr)
+        if g is not None or graphs:
             nested = True
+        if ref is not None or kind not in _SIMPLE:
+            texts.append(attribute_text(attr, printing, indent))
+        elif kind == 2:
+            texts.append(f"{name or ''}: int = {0 if i is None else i}")
+        elif kind == 1:
+            texts.append(f"{name or ''}: float = {printing.floats(0.0 if f is None else f)}")
+        else:
+            texts.append(f"{name or ''}: ints = [{', '.join(map(str, ints)) if ints else ''}]")
     return " <" + ", ".join(texts) + ">", nested
 
 
