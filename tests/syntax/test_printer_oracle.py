@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 import pathlib
 import struct
-import warnings
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -54,16 +53,6 @@ def both(ours: onnxdata.Message) -> tuple[tuple[str, str], tuple[str, str]]:
     """Our printing of ``ours`` and onnx's printing of the same bytes."""
     theirs = getattr(onnx, type(ours).__name__).FromString(ours.encode())
     return outcome(printer.to_text, ours), outcome(onnx.printer.to_text, theirs)
-
-
-@pytest.fixture(scope="module")
-def node_models() -> list[tuple[str, bytes]]:
-    from onnx.backend.test.case import node
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cases = node.collect_testcases(None)
-    return [(c.name, c.model.SerializeToString()) for c in cases if c.model is not None]
 
 
 def test_every_node_test_model_prints_as_onnx_prints_it(
