@@ -82,3 +82,22 @@ def test_a_tensor_that_does_not_fit_is_one_line_and_status_2(
         f"onnxdata: {path}: [ShapeInferenceError] Data size mismatch. Tensor: w has 8 bytes "
         "of raw_data for 3 elements of size 4\n"
     )
+
+
+def test_a_data_file_is_refused_unless_read_as_a_model(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = DATA / "map_int64_to_tensor.pb"
+    status, out, err = run(capsys, "show", "--text", str(path))
+    assert (status, out) == (2, "")
+    assert err == f"onnxdata: {path}: not a model (--type model reads it as one)\n"
+    status, out, _ = run(capsys, "show", "--text", "--type", "model", str(path))
+    theirs = onnx.ModelProto.FromString(path.read_bytes())
+    assert (status, out) == (0, onnx.printer.to_text(theirs) + "\n")
+
+
+def test_text_and_format_are_exclusive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["show", "--text", "--format", "text", str(DATA / "model_if_subgraph.onnx")])
+    assert exit_info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
