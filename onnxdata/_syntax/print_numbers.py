@@ -134,7 +134,10 @@ def _special(value: float) -> str | None:
 
 
 def float32_text(value: float) -> str:
-    """A float32 (held exactly in a Python float) as ``std::to_chars(float)`` writes it."""
+    """A float32 as ``std::to_chars(float)`` writes it; a value that is no float32 (a
+    Python float or int put in a field unrounded) is first rounded to one, as encoding
+    it would round it."""
+    value = _round32(float(value))
     special = _special(value)
     if special is not None:
         return special
