@@ -21,42 +21,35 @@ _F32 = struct.Struct("<f")
 _U32 = struct.Struct("<I")
 
 
-def _round32(value: float) -> float:
-    """``value`` rounded to float32 (C's cast), ``inf`` past the largest float32."""
-    try:
-        single: float = _F32.unpack(_F32.pack(value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
-    return single
-
-
-def _midpoint32(near: float) -> bool:
-    """Whether the double ``near`` lies exactly halfway between two float32s: only then
-    can rounding a decimal to double and then to float32 differ from rounding it once."""
-    mantissa, exponent = math.frexp(near)
-    bits = 24 if exponent >= -125 else max(exponent + 149, 0)  # float32 subnormals keep fewer
-    scaled = math.ldexp(mantissa, bits + 1)
-    return scaled == int(scaled) and int(scaled) & 1 == 1
-
-
 def _shortest32_fast(value: float) -> tuple[str, int] | None:
-    """The shortest digits of float32 ``value`` and the power of ten of the last one, by
-    round trips of correctly rounded decimals; ``None`` where that could be wrong (a
-    decimal landing on a float32 midpoint through the double)."""
-    low, high = 1, 9
+    """The shortest digits of positive float32 ``value`` (no power of two) and the power
+    of ten of the last one, by correctly rounded decimals tested against the value's
+    rounding interval (its two halfway points, exact in double); ``None`` where that
+    could be wrong: a decimal whose double lands on an end, where only exact arithmetic
+    tells which float32 it reads as."""
+    # Half a float32 step at the value's binade (subnormals share the smallest one);
+    # value plus or minus it is exact in double (26 significant bits at most).
+    half = math.ldexp(1.0, max(math.frexp(value)[1], -125) - 25)
+    low, high = value - half, value + half
     found: tuple[str, int] | None = None
-    while low <= high:  # the round trip holds from some digit count on: bisect it
-        digits = (low + high) // 2
-        text = f"{value:.{digits - 1}e}"
+    # Most float32 weights need 8 digits, a third 7, a few 9: try 8, then fewer while
+    # they still read back (the round trip holds from some count on), or else 9.
+    digits = 8
+    while digits:
+        text = "%.*e" % (digits - 1, value)  # noqa: UP031 - the faster form of the two
         near = float(text)
-        if near != value and _midpoint32(near):
+        if near in (low, high):
             return None
-        if _round32(near) == value:
-            mantissa, _, exp = text.partition("e")
-            found = (mantissa.replace(".", "").lstrip("-"), int(exp) - digits + 1)
-            high = digits - 1
-        else:
-            low = digits + 1
+        if not low < near < high:
+            if found is None and digits == 8:
+                digits = 9
+                continue
+            break
+        mantissa, _, exp = text.partition("e")
+        found = (mantissa.replace(".", ""), int(exp) - digits + 1)
+        if digits == 9:
+            break
+        digits -= 1
     return found
 
 
@@ -137,18 +130,27 @@ def float32_text(value: float) -> str:
     """A float32 as ``std::to_chars(float)`` writes it; a value that is no float32 (a
     Python float or int put in a field unrounded) is first rounded to one, as encoding
     it would round it."""
-    value = _round32(float(value))
-    special = _special(value)
-    if special is not None:
-        return special
-    magnitude = abs(value)
-    bits = _U32.unpack(_F32.pack(magnitude))[0]
+    try:
+        bits = _U32.unpack(_F32.pack(value))[0]
+    except OverflowError:  # past the largest float32: infinity, as C's cast rounds it
+        return "-inf" if value < 0 else "inf"
+    sign = "-" if bits >> 31 else ""
+    bits &= 0x7FFFFFFF
+    if bits >= 0x7F800000:
+        return sign + ("inf" if bits == 0x7F800000 else "nan")
+    if bits == 0:
+        return sign + "0"
+    magnitude: float = _F32.unpack(_U32.pack(bits))[0]
     # A power of two has a narrower interval below than above: the closest decimal of
-    # some length may miss it while a farther one fits, so only exact arithmetic will do.
-    found = None if bits & 0x7FFFFF == 0 and bits > 0x00800000 else _shortest32_fast(magnitude)
+    # some length may miss it while a farther one fits, so only exact arithmetic will do
+    # (and for the largest float32, whose upper end is past every float32).
+    if (bits & 0x7FFFFF == 0 and bits > 0x00800000) or bits == 0x7F7FFFFF:
+        found = None
+    else:
+        found = _shortest32_fast(magnitude)
     if found is None:
         found = _shortest32_exact(magnitude)
-    return _layout(value, *found)
+    return _layout(-magnitude if sign else magnitude, *found)
 
 
 def double_text(value: float) -> str:
