@@ -25,6 +25,7 @@ from .print_types import type_text, value_info_text
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable, Sequence
+    from typing import Any
 
 __all__ = ["attribute_text", "graph_text", "node_text", "nodes_text"]
 
@@ -39,7 +40,6 @@ _ATTRIBUTE_FIELDS = attrgetter(
     *(spec_of(AttributeProto).by_name[f].slot
       for f in ("name", "type", "ref_attr_name", "i", "f", "ints", "g", "graphs"))
 )  # fmt: skip
-_SIMPLE = frozenset((1, 2, 7))  # float, int, ints: written inline by _attributes_text
 _HEADS = {number: f": {name} = " for number, name in _ATTRIBUTE_NAMES.items()}
 _UNDEFINED_HEAD = f": {UNDEFINED} = "
 _INITIALIZERS = held(GraphProto, "initializer")
@@ -48,14 +48,9 @@ _GRAPH_NODES = held(GraphProto, "node")
 
 
 def _value_text(attr: AttributeProto, kind: int, printing: Printing, indent: int) -> str:
-    """The value after ``=``, read from the field of ``kind`` whether set or not (onnx's
-    ``attr.i()``); a kind onnx has no syntax for (sparse tensors, undefined) prints nothing."""
-    if kind == 2:
-        return str(attr.i)
-    if kind == 7:
-        return "[" + ", ".join(map(str, attr.ints)) + "]"
-    if kind == 1:
-        return printing.floats(attr.f)
+    """The value after ``=`` for the kinds :func:`_attribute` leaves to it, read from the
+    field of ``kind`` whether set or not (onnx's ``attr.g()``); a kind onnx has no syntax
+    for (sparse tensors, undefined) prints nothing."""
     if kind == 6:
         return "[" + ", ".join(map(printing.floats, attr.floats)) + "]"
     if kind == 3:
@@ -78,6 +73,24 @@ def _value_text(attr: AttributeProto, kind: int, printing: Printing, indent: int
     return ""
 
 
+def _attribute(
+    attr: AttributeProto, fields: tuple[Any, ...], printing: Printing, indent: int
+) -> str:
+    """``attr``'s text from ``fields``, what ``_ATTRIBUTE_FIELDS`` read of it: the
+    commonest kinds written here from their slots (unset reads as onnx's default)."""
+    name, kind, ref, i, f, ints, _, _ = fields
+    head = f"{name or ''}{_HEADS.get(kind or 0, _UNDEFINED_HEAD)}"
+    if ref is not None:
+        return f"{head}@{ref}"
+    if kind == 2:
+        return f"{head}{0 if i is None else i}"
+    if kind == 1:
+        return head + printing.floats(0.0 if f is None else f)
+    if kind == 7:
+        return f"{head}[{', '.join(map(str, ints)) if ints else ''}]"
+    return head + _value_text(attr, kind or 0, printing, indent)
+
+
 def attribute_text(attr: AttributeProto, printing: Printing, indent: int = 3) -> str:
     """``name: kind = value``, or ``name: kind = @ref`` for a reference to a function's
     attribute; ``indent`` is that of the node holding it (its subgraphs go 3 deeper).
@@ -85,17 +98,7 @@ def attribute_text(attr: AttributeProto, printing: Printing, indent: int = 3) ->
     Raises:
         PrinterError: a tensor whose ``raw_data`` does not fit its dims.
     """
-    name, kind, ref, i, f, ints, _, _ = _ATTRIBUTE_FIELDS(attr)
-    head = f"{name or ''}{_HEADS.get(kind or 0, _UNDEFINED_HEAD)}"
-    if ref is not None:
-        return f"{head}@{ref}"
-    if kind == 2:  # the commonest kinds first, read straight from their slots
-        return f"{head}{0 if i is None else i}"
-    if kind == 1:
-        return head + printing.floats(0.0 if f is None else f)
-    if kind == 7:
-        return f"{head}[{', '.join(map(str, ints)) if ints else ''}]"
-    return head + _value_text(attr, kind or 0, printing, indent)
+    return _attribute(attr, _ATTRIBUTE_FIELDS(attr), printing, indent)
 
 
 _ALL_IDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?: [A-Za-z_][A-Za-z0-9_]*)*", re.ASCII).fullmatch
@@ -110,22 +113,14 @@ def _attributes_text(
     attributes: Sequence[AttributeProto], printing: Printing, indent: int
 ) -> tuple[str, bool]:
     """`` <a: int = 1, ...>``, and whether an attribute holds a graph (onnx then puts
-    the list after the inputs).  The commonest kinds are written here, from the fields
-    read in one call; the others by :func:`attribute_text`."""
+    the list after the inputs), from one read of each attribute's fields."""
     texts = []
     nested = False
     for attr in attributes:
-        name, kind, ref, i, f, ints, g, graphs = _ATTRIBUTE_FIELDS(attr)
-        if g is not None or graphs:
+        fields = _ATTRIBUTE_FIELDS(attr)
+        if fields[6] is not None or fields[7]:  # g, graphs: set whatever the type says
             nested = True
-        if ref is not None or kind not in _SIMPLE:
-            texts.append(attribute_text(attr, printing, indent))
-        elif kind == 2:
-            texts.append(f"{name or ''}: int = {0 if i is None else i}")
-        elif kind == 1:
-            texts.append(f"{name or ''}: float = {printing.floats(0.0 if f is None else f)}")
-        else:
-            texts.append(f"{name or ''}: ints = [{', '.join(map(str, ints)) if ints else ''}]")
+        texts.append(_attribute(attr, fields, printing, indent))
     return " <" + ", ".join(texts) + ">", nested
 
 
