@@ -158,13 +158,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     show.add_argument("files", nargs="+", metavar="FILE")
     typed(show)
-    show.add_argument(
+    shown_as = show.add_mutually_exclusive_group()
+    shown_as.add_argument(
         "--format",
         choices=["outline", "text"],
         default="outline",
         help="outline: a bounded preview (the default); text: the whole message in "
         "protobuf's text format (as google.protobuf.text_format.MessageToString)",
     )
+    shown_as.add_argument("--text", action="store_true", help="the model in ONNX's textual "
+                      "syntax (as onnx.printer.to_text), its strings escaped")  # fmt: skip
     raw = command(
         "raw",
         "dump every field without a schema",
@@ -405,7 +408,14 @@ def _cmd_show(args: argparse.Namespace, out: Output) -> int:
     for path in args.files:
 
         def one(path: str = path) -> int:
-            if args.format == "text":
+            if args.text:
+                from ._tools.show_text import model_syntax
+
+                if not _is_model(path, args.type):
+                    raise CommandError("not a model (--type model reads it as one)")
+                named = f"# {printable(path)}\n" if several else ""
+                out.block(named + model_syntax(_load(path, "model")) + "\n")  # type: ignore[arg-type]
+            elif args.format == "text":
                 out.block(_show_text(path, args.type, several))
             else:
                 out.lines(_show(path, args.type))

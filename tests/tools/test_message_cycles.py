@@ -34,6 +34,7 @@ from onnxdata import (
     helper,
     json_format,
     numpy_helper,
+    printer,
     text_format,
 )
 from onnxdata import external_data_helper as edh
@@ -243,6 +244,7 @@ def _model_walkers() -> dict[str, tuple[Callable[[Any, Path], Any], Callable[[st
         ),
         "strip_doc_string": (lambda m, d: helper.strip_doc_string(m), whole),
         "printable_graph": (_printable, lambda s: CYCLE if s in MAIN_GRAPH_LOOPS else OK),
+        "printer.to_text": (lambda m, d: printer.to_text(m), whole),
         "encode": (lambda m, d: m.encode(), lambda s: ENCODE),
         "ByteSize": (lambda m, d: m.ByteSize(), lambda s: ENCODE),
         "CopyFrom": (lambda m, d: type(m)().CopyFrom(m), lambda s: ENCODE),
