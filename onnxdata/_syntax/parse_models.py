@@ -1,0 +1,215 @@
+"""Functions and models in ONNX's textual syntax, and the parser's entry points.
+
+A model is ``<ir_version: 8, opset_import: ["" : 18], ...> graph`` followed by
+its local functions; a function is ``<domain: "d", opset_import: [...], ...>
+name <attributes> (inputs) => (outputs) <value infos> { nodes }``, where an
+attribute with ``= value`` is an ``attribute_proto`` (its default) and one
+without a name in ``attribute``.  As in onnx, a failure while reading a
+default value is ignored (the attribute keeps what was read) and reading goes
+on from where it stopped; the text after a graph, a node or a function is not
+read, and after a model's functions only whitespace and comments may follow.
+"""
+
+from __future__ import annotations
+
+from .._messages.graphs import (
+    AttributeProto,
+    FunctionProto,
+    GraphProto,
+    ModelProto,
+    NodeProto,
+    OperatorSetIdProto,
+    ValueInfoProto,
+)
+from .._messages.types import TypeProto
+from .parse_attributes import parse_attribute
+from .parse_errors import FatalError, StatusError, located
+from .parse_graphs import parse_graph, parse_node, parse_nodes, parse_value_infos
+from .parse_lexer import Lexer
+from .parse_tensors import parse_string_pairs
+from .parse_types import next_is_type, parse_type
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable, MutableSequence
+    from typing import TypeVar
+
+    M = TypeVar("M", GraphProto, ModelProto, FunctionProto, NodeProto)
+
+__all__ = ["parse_text"]
+
+_STRINGS = {"doc_string", "domain", "overload", "producer_name", "producer_version"}
+
+
+def _opsets(lx: Lexer, opsets: MutableSequence[OperatorSetIdProto]) -> None:
+    """``["domain": version, ...]`` appended to ``opsets``."""
+    lx.match("[")
+    if not lx.matches("]"):
+        while True:
+            opset = OperatorSetIdProto()
+            opsets.append(opset)
+            opset.domain = lx.string()
+            lx.match(":")
+            opset.version = lx.int64()
+            if not lx.matches(","):
+                break
+        lx.match("]")
+
+
+def _header(lx: Lexer, message: ModelProto | FunctionProto, keys: frozenset[str]) -> None:
+    """``<key: value, ...>`` if a ``<`` comes next: the keys of ``keys`` only."""
+    if not lx.matches("<"):
+        return
+    while True:
+        key = lx.identifier()
+        lx.match(":")
+        if key not in keys:
+            raise lx.fault("Unhandled keyword.")
+        if key == "opset_import":
+            _opsets(lx, message.opset_import)
+        elif key in _STRINGS:
+            setattr(message, key, lx.string())
+        elif key == "metadata_props":
+            lx.match("[")
+            if not lx.matches("]"):
+                parse_string_pairs(lx, message.metadata_props)
+                lx.match("]")
+        else:  # ir_version, model_version
+            setattr(message, key, lx.int64())
+        if not lx.matches(","):
+            break
+    lx.match(">")
+
+
+_MODEL_KEYS = frozenset(
+    {"ir_version", "opset_import", "producer_name", "producer_version", "domain",
+     "model_version", "doc_string", "metadata_props"}
+)  # fmt: skip
+_FUNCTION_KEYS = frozenset({"opset_import", "doc_string", "domain", "overload"})
+
+
+def _function_attributes(lx: Lexer, function: FunctionProto) -> None:
+    """``<name, name = default, ...>``: names to ``attribute``, defaults to
+    ``attribute_proto``; a failing default is kept as read, and ignored."""
+    names = function.attribute
+    defaults = function.attribute_proto
+    del names[:]
+    del defaults[:]
+    if not lx.matches("<"):
+        return
+    while True:
+        name = lx.quotable_identifier()
+        if lx.next_char() in (":", "="):
+            attr = AttributeProto()
+            defaults.append(attr)
+            depth = lx.depth
+            try:
+                parse_attribute(lx, attr, name, parse_graph)
+            except FatalError:
+                raise
+            except StatusError:
+                lx.depth = depth  # onnx ignores this failure and reads on
+        else:
+            names.append(name)
+        if not lx.matches(","):
+            break
+    lx.match(">")
+
+
+def _function_values(
+    lx: Lexer, names: MutableSequence[str], infos: MutableSequence[ValueInfoProto]
+) -> None:
+    """``(name, type name, ...)``: every name to ``names``, the typed ones also to ``infos``."""
+    del names[:]
+    lx.match("(")
+    if lx.matches(")"):
+        return
+    while True:
+        info = None
+        if next_is_type(lx):
+            info = ValueInfoProto()
+            infos.append(info)
+            info.type = TypeProto()
+            parse_type(lx, info.type)
+        name = lx.quotable_identifier()
+        names.append(name)
+        if info is not None:
+            info.name = name
+        if not lx.matches(","):
+            break
+    lx.match(")")
+
+
+def parse_function(lx: Lexer, function: FunctionProto) -> None:
+    """A function, into ``function`` (``Parse(FunctionProto&)``).
+
+    Raises:
+        StatusError, FatalError: a malformed function.
+    """
+    _header(lx, function, _FUNCTION_KEYS)
+    function.name = lx.quotable_identifier()
+    _function_attributes(lx, function)
+    del function.value_info[:]
+    _function_values(lx, function.input, function.value_info)
+    lx.match("=")
+    lx.match(">", skip=False)
+    _function_values(lx, function.output, function.value_info)
+    if lx.next_char() == "<":
+        parse_value_infos(lx, function.value_info, "<", ">")
+    parse_nodes(lx, function.node)
+
+
+def parse_model(lx: Lexer, model: ModelProto) -> None:
+    """A model and its functions, to the end of the text (``Parse(ModelProto&)``).
+
+    Raises:
+        StatusError, FatalError: a malformed model.
+    """
+    _header(lx, model, _MODEL_KEYS)
+    model.graph = GraphProto()
+    parse_graph(lx, model.graph)
+    while not lx.at_end():
+        function = FunctionProto()
+        model.functions.append(function)
+        parse_function(lx, function)
+
+
+_READERS: dict[type, Callable[[Lexer, object], None]] = {
+    ModelProto: parse_model,  # type: ignore[dict-item]
+    GraphProto: parse_graph,  # type: ignore[dict-item]
+    FunctionProto: parse_function,  # type: ignore[dict-item]
+    NodeProto: parse_node,  # type: ignore[dict-item]
+}
+
+
+def parse_text(text: str, cls: type[M]) -> M:
+    """The message of class ``cls`` (a model, graph, function or node) that
+    ``text`` holds, as onnx's parser reads it: the text ends at its first NUL
+    character (onnx reads a C string).
+
+    Raises:
+        TypeError: ``text`` is not a ``str``.
+        ParseError: the text is not in the syntax, a number is out of range,
+            the nesting is too deep, or the text holds a lone surrogate (which
+            is no UTF-8).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"the text to parse must be a str, not {type(text).__name__}")
+    text = text.partition("\0")[0]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise located(
+            text[: exc.start],
+            exc.start,
+            f"The text is not valid Unicode (a lone surrogate at character {exc.start}).",
+        ) from None
+    message = cls()
+    lx = Lexer(text)
+    try:
+        _READERS[cls](lx, message)
+    except StatusError as exc:
+        raise located(text, exc.pos, exc.message) from None
+    except RecursionError:
+        raise located(text, lx.pos, "Nesting too deep for the stack.") from None
+    return message
