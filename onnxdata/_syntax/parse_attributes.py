@@ -14,6 +14,7 @@ from __future__ import annotations
 from .._messages.declarations import TensorProto
 from .._messages.graphs import AttributeProto, GraphProto
 from .._messages.types import TypeProto
+from .lexicon import ATTRIBUTE_TYPES
 from .parse_lexer import FLOAT, INT, STRING, Lexer
 from .parse_tensors import parse_tensor_data
 from .parse_types import next_is_type, parse_type
@@ -24,17 +25,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
     GraphReader = Callable[[Lexer, GraphProto], None]
 
-__all__ = ["ATTRIBUTE_TYPES", "parse_attribute", "parse_attribute_list"]
+__all__ = ["parse_attribute", "parse_attribute_list"]
 
 _A = AttributeProto.AttributeType
-ATTRIBUTE_TYPES: dict[str, int] = {
-    "float": _A.FLOAT, "int": _A.INT, "string": _A.STRING, "tensor": _A.TENSOR,
-    "graph": _A.GRAPH, "sparse_tensor": _A.SPARSE_TENSOR, "type_proto": _A.TYPE_PROTO,
-    "floats": _A.FLOATS, "ints": _A.INTS, "strings": _A.STRINGS, "tensors": _A.TENSORS,
-    "graphs": _A.GRAPHS, "sparse_tensors": _A.SPARSE_TENSORS, "type_protos": _A.TYPE_PROTOS,
-}  # fmt: skip
-"""The attribute types by their name in a ``: type`` annotation."""
-
 _SINGLE = {
     _A.FLOATS: _A.FLOAT, _A.INTS: _A.INT, _A.STRINGS: _A.STRING, _A.TENSORS: _A.TENSOR,
     _A.GRAPHS: _A.GRAPH, _A.SPARSE_TENSORS: _A.SPARSE_TENSOR, _A.TYPE_PROTOS: _A.TYPE_PROTO,

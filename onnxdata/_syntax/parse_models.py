@@ -22,6 +22,7 @@ from .._messages.graphs import (
     ValueInfoProto,
 )
 from .._messages.types import TypeProto
+from .lexicon import FUNCTION_KEYS, MODEL_KEYS, STRING_KEYS
 from .parse_attributes import parse_attribute
 from .parse_errors import FatalError, StatusError, located
 from .parse_graphs import parse_graph, parse_node, parse_nodes, parse_value_infos
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["parse_text"]
 
-_STRINGS = {"doc_string", "domain", "overload", "producer_name", "producer_version"}
+_INTEGER_KEYS = frozenset({"ir_version", "model_version"})
 
 
 def _opsets(lx: Lexer, opsets: MutableSequence[OperatorSetIdProto]) -> None:
@@ -67,25 +68,18 @@ def _header(lx: Lexer, message: ModelProto | FunctionProto, keys: frozenset[str]
             raise lx.fault("Unhandled keyword.")
         if key == "opset_import":
             _opsets(lx, message.opset_import)
-        elif key in _STRINGS:
+        elif key in STRING_KEYS:
             setattr(message, key, lx.string())
-        elif key == "metadata_props":
+        elif key in _INTEGER_KEYS:
+            setattr(message, key, lx.int64())
+        else:  # the metadata: string pairs in brackets
             lx.match("[")
             if not lx.matches("]"):
-                parse_string_pairs(lx, message.metadata_props)
+                parse_string_pairs(lx, getattr(message, key))
                 lx.match("]")
-        else:  # ir_version, model_version
-            setattr(message, key, lx.int64())
         if not lx.matches(","):
             break
     lx.match(">")
-
-
-_MODEL_KEYS = frozenset(
-    {"ir_version", "opset_import", "producer_name", "producer_version", "domain",
-     "model_version", "doc_string", "metadata_props"}
-)  # fmt: skip
-_FUNCTION_KEYS = frozenset({"opset_import", "doc_string", "domain", "overload"})
 
 
 def _function_attributes(lx: Lexer, function: FunctionProto) -> None:
@@ -146,7 +140,7 @@ def parse_function(lx: Lexer, function: FunctionProto) -> None:
     Raises:
         StatusError, FatalError: a malformed function.
     """
-    _header(lx, function, _FUNCTION_KEYS)
+    _header(lx, function, FUNCTION_KEYS)
     function.name = lx.quotable_identifier()
     _function_attributes(lx, function)
     del function.value_info[:]
@@ -165,7 +159,7 @@ def parse_model(lx: Lexer, model: ModelProto) -> None:
     Raises:
         StatusError, FatalError: a malformed model.
     """
-    _header(lx, model, _MODEL_KEYS)
+    _header(lx, model, MODEL_KEYS)
     model.graph = GraphProto()
     parse_graph(lx, model.graph)
     while not lx.at_end():

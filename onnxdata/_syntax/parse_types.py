@@ -11,26 +11,12 @@ attribute defaults).
 
 from __future__ import annotations
 
-from .._messages.declarations import TensorProto
 from .._messages.graphs import ValueInfoProto
 from .._messages.types import TensorShapeProto, TypeProto
+from .lexicon import ELEMENT_TYPES, TYPE_KEYWORDS
 from .parse_lexer import Lexer
 
-__all__ = ["ELEMENT_TYPES", "TYPE_KEYWORDS", "next_is_type", "parse_type", "parse_value_info"]
-
-ELEMENT_TYPES: dict[str, int] = {
-    name: TensorProto.DataType.Value(name.upper())
-    for name in (
-        "float", "uint8", "int8", "uint16", "int16", "int32", "int64", "string", "bool",
-        "float16", "double", "uint32", "uint64", "complex64", "complex128", "bfloat16",
-        "float8e4m3fn", "float8e4m3fnuz", "float8e5m2", "float8e5m2fnuz", "float8e8m0",
-        "uint4", "int4", "float4e2m1", "uint2", "int2",
-    )
-}  # fmt: skip
-"""The element types by their name in the syntax (onnx's ``PrimitiveTypeNameMap``)."""
-
-TYPE_KEYWORDS = frozenset({"seq", "map", "optional", "sparse_tensor", "opaque"})
-"""The keywords that start a type other than a tensor's."""
+__all__ = ["next_is_type", "parse_type", "parse_value_info"]
 
 
 def next_is_type(lx: Lexer) -> bool:

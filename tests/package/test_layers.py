@@ -211,6 +211,7 @@ _DECLARING = {
     "_tools.typemakers",
     "_tools.attributes",
     "_tools.printable",
+    "_syntax.lexicon",  # the textual syntax's header keys are the fields they set
 }
 
 
