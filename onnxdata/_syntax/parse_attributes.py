@@ -122,7 +122,9 @@ def _named(lx: Lexer, attr: AttributeProto, graph: GraphReader) -> None:
     """A value that starts with a name: a tensor, a type, ``inf``/``nan``, a graph."""
     if next_is_type(lx):
         kind = TypeProto()
+        lx.enter(3)  # the node, the attribute, its type
         parse_type(lx, kind)
+        lx.depth -= 3
         ch = lx.next_char()
         if ch == "{" or ch == "=" or lx.peek_identifier():
             attr.type = _A.TENSOR
@@ -140,7 +142,9 @@ def _named(lx: Lexer, attr: AttributeProto, graph: GraphReader) -> None:
     else:
         attr.type = _A.GRAPH
         attr.g = GraphProto()
+        lx.enter(3)  # the node, the attribute, the graph
         graph(lx, attr.g)
+        lx.depth -= 3
 
 
 def _literal(lx: Lexer, attr: AttributeProto, expected: int) -> None:

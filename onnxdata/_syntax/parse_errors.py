@@ -10,7 +10,8 @@ from __future__ import annotations
 
 __all__ = ["FatalError", "ParseError", "StatusError", "located"]
 
-_SPACE = frozenset(b" \t\n\v\f\r")
+_SPACES = b" \t\n\v\f\r"
+_SPACE = frozenset(_SPACES)
 
 
 class ParseError(Exception):
@@ -66,10 +67,12 @@ def _context(data: bytes, offset: int) -> bytes:
     if not data:
         return b""
     p = offset if offset < len(data) else len(data) - 1
-    while p > 0 and data[p] in _SPACE:
-        p -= 1
-    while p > 0 and data[p] != 0x0A:
-        p -= 1
+    # Back over whitespace, then back to the line's start: C++'s two loops, run by
+    # the bytes methods (a loop in Python would take seconds on a long line).
+    p = len(data[: p + 1].rstrip(_SPACES)) - 1 if data[p] in _SPACE else p
+    p = max(p, 0)
+    if data[p] != 0x0A:
+        p = max(data.rfind(b"\n", 0, p), 0)
     start = p + 1 if p > 0 else 0
     end = data.find(b"\n", start)
     return data[start : end if end >= 0 else len(data)]

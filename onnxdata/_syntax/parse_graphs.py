@@ -151,7 +151,6 @@ def parse_graph(lx: Lexer, graph: GraphProto) -> None:
     Raises:
         StatusError, FatalError: a malformed graph; nested deeper than the lexer allows.
     """
-    lx.enter()
     graph.name = lx.quotable_identifier()
     del graph.initializer[:]
     _inputs(lx, graph)
@@ -161,4 +160,3 @@ def parse_graph(lx: Lexer, graph: GraphProto) -> None:
     parse_value_infos(lx, graph.output, "(", ")")
     _value_infos(lx, graph)
     parse_nodes(lx, graph.node)
-    lx.depth -= 1

@@ -25,15 +25,16 @@ __all__ = ["FLOAT", "INT", "MAX_DEPTH", "STRING", "UNDEFINED", "Lexer"]
 UNDEFINED, INT, FLOAT, STRING = 0, 1, 2, 3
 """The kinds of literal (onnx's ``LiteralType``)."""
 
-MAX_DEPTH = 64
-"""How deep graphs in attributes and types in types may nest.  onnx has no
-bound (a deep enough text overflows its C stack); 64 is far beyond any model's
-nesting and keeps Python's stack safe."""
+MAX_DEPTH = 100
+"""How deep messages may nest in what is parsed: protobuf's limit (upb's, and
+onnxdata's decoder's), 101 levels counted from 0.  onnx's C++ parser has no
+bound (a deep enough text overflows its stack), and its Python side then fails
+to read the result past this depth; here the parser refuses on the way down, so
+its own stack stays shallow."""
 
 _SPACE = r"[ \t\n\v\f\r]*(?:#[^\n]*[ \t\n\v\f\r]*)*"
 _WS = re.compile(_SPACE)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_STRING = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"', re.DOTALL)
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]*)?([eE][+-]?[0-9]*)?")
 _ALPHAS = re.compile(r"[A-Za-z]*")
@@ -49,12 +50,16 @@ class Lexer:
     position onnx would report; nothing else escapes.
     """
 
-    __slots__ = ("depth", "pos", "text")
+    __slots__ = ("deepest", "depth", "pos", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, depth: int = 0) -> None:
         self.text = text
         self.pos = 0
-        self.depth = 0
+        self.depth = depth
+        """How deep the message being read is (0: the message parsed)."""
+        self.deepest = depth
+        """The deepest message reached through nesting (what is below it, tensor
+        types and attributes' values, is a few levels more)."""
 
     # -- errors ---------------------------------------------------------------
 
@@ -66,15 +71,20 @@ class Lexer:
         """An error onnx throws (a failed number conversion), at the current position."""
         return FatalError(self.pos, message)
 
-    def enter(self) -> None:
-        """One level deeper (a graph in an attribute, a type in a type).
+    def enter(self, levels: int) -> None:
+        """``levels`` messages deeper (a graph in an attribute: node, attribute,
+        graph; a type in a type: the kind's message and the inner type).
 
         Raises:
             FatalError: deeper than :data:`MAX_DEPTH`.
         """
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise self.fatal(f"Nesting deeper than {MAX_DEPTH} levels.")
+        depth = self.depth = self.depth + levels
+        if depth > self.deepest:
+            self.deepest = depth
+            if depth > MAX_DEPTH:
+                raise self.fatal(
+                    f"Nested deeper than {MAX_DEPTH} messages, which protobuf cannot read."
+                )
 
     # -- characters -------------------------------------------------------------
 
@@ -168,13 +178,7 @@ class Lexer:
         ch = self.next_char()
         start = self.pos
         if ch == '"':
-            found = _STRING.match(self.text, start)
-            if found is None:
-                self.pos = len(self.text)
-                raise self.fault("Incomplete string literal.")
-            self.pos = found.end()
-            value = found.group(1)
-            return STRING, _ESCAPE.sub(r"\1", value) if "\\" in value else value
+            return STRING, self._string_body(start)
         if ch == "-":
             self.pos += 1
             ch = self.next_char()
@@ -195,6 +199,30 @@ class Lexer:
             is_float = found.group(1) is not None or found.group(2) is not None
             return (FLOAT if is_float else INT), self.text[start : self.pos]
         return UNDEFINED, ""
+
+    def _string_body(self, start: int) -> str:
+        """The value of the string literal whose quote is at ``start``, unescaped;
+        the position moves past its closing quote.  Found with ``str.find``, one
+        call per escaped quote: a regular expression would backtrack, and take
+        memory by the escape, on an unterminated string.
+
+        Raises:
+            StatusError: the string is not terminated.
+        """
+        text = self.text
+        pos = start + 1
+        while True:
+            end = text.find('"', pos)
+            if end < 0:
+                self.pos = len(text)
+                raise self.fault("Incomplete string literal.")
+            run = end - pos - len(text[pos:end].rstrip("\\"))
+            if run % 2 == 0:
+                break
+            pos = end + 1
+        self.pos = end + 1
+        value = text[start + 1 : end]
+        return _ESCAPE.sub(r"\1", value) if "\\" in value else value
 
     def next_is_float_word(self) -> bool:
         """``inf``, ``infinity`` or ``nan`` (any case), no digit after, comes next

@@ -12,6 +12,7 @@ read, and after a model's functions only whitespace and comments may follow.
 
 from __future__ import annotations
 
+from .._core.errors import EncodeValueError
 from .._messages.graphs import (
     AttributeProto,
     FunctionProto,
@@ -26,14 +27,16 @@ from .lexicon import FUNCTION_KEYS, MODEL_KEYS, STRING_KEYS
 from .parse_attributes import parse_attribute
 from .parse_errors import FatalError, StatusError, located
 from .parse_graphs import parse_graph, parse_node, parse_nodes, parse_value_infos
-from .parse_lexer import Lexer
+from .parse_lexer import MAX_DEPTH, Lexer
 from .parse_tensors import parse_string_pairs
 from .parse_types import next_is_type, parse_type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, MutableSequence
-    from typing import TypeVar
+    from typing import Any, TypeVar
+
+    from .._messages.message import Message
 
     M = TypeVar("M", GraphProto, ModelProto, FunctionProto, NodeProto)
 
@@ -97,12 +100,14 @@ def _function_attributes(lx: Lexer, function: FunctionProto) -> None:
             attr = AttributeProto()
             defaults.append(attr)
             depth = lx.depth
+            lx.depth = depth - 1  # the attribute is the function's, not a node's
             try:
                 parse_attribute(lx, attr, name, parse_graph)
             except FatalError:
                 raise
             except StatusError:
-                lx.depth = depth  # onnx ignores this failure and reads on
+                pass  # onnx ignores this failure and reads on
+            lx.depth = depth
         else:
             names.append(name)
         if not lx.matches(","):
@@ -124,7 +129,9 @@ def _function_values(
             info = ValueInfoProto()
             infos.append(info)
             info.type = TypeProto()
+            lx.enter(2)
             parse_type(lx, info.type)
+            lx.depth -= 2
         name = lx.quotable_identifier()
         names.append(name)
         if info is not None:
@@ -161,19 +168,26 @@ def parse_model(lx: Lexer, model: ModelProto) -> None:
     """
     _header(lx, model, MODEL_KEYS)
     model.graph = GraphProto()
+    lx.enter(1)
     parse_graph(lx, model.graph)
+    lx.depth -= 1
     while not lx.at_end():
         function = FunctionProto()
         model.functions.append(function)
         parse_function(lx, function)
 
 
-_READERS: dict[type, Callable[[Lexer, object], None]] = {
-    ModelProto: parse_model,  # type: ignore[dict-item]
-    GraphProto: parse_graph,  # type: ignore[dict-item]
-    FunctionProto: parse_function,  # type: ignore[dict-item]
-    NodeProto: parse_node,  # type: ignore[dict-item]
+_READERS: dict[type, tuple[Callable[[Lexer, Any], None], int]] = {
+    ModelProto: (parse_model, 0),
+    GraphProto: (parse_graph, 0),
+    FunctionProto: (parse_function, 0),
+    NodeProto: (parse_node, -1),  # as if in a graph: its attributes' graphs are 2 deeper
 }
+
+_MARGIN = 6
+"""How many levels below the deepest counted one a message may still be (a
+tensor type's tensor, shape and dimension; an attribute's tensor and its
+external-data entries)."""
 
 
 def parse_text(text: str, cls: type[M]) -> M:
@@ -184,8 +198,8 @@ def parse_text(text: str, cls: type[M]) -> M:
     Raises:
         TypeError: ``text`` is not a ``str``.
         ParseError: the text is not in the syntax, a number is out of range,
-            the nesting is too deep, or the text holds a lone surrogate (which
-            is no UTF-8).
+            the messages nest deeper than protobuf reads, or the text holds a
+            lone surrogate (which is no UTF-8).
     """
     if not isinstance(text, str):
         raise TypeError(f"the text to parse must be a str, not {type(text).__name__}")
@@ -194,16 +208,31 @@ def parse_text(text: str, cls: type[M]) -> M:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise located(
-            text[: exc.start],
+            text[: exc.start],  # the text before it, which is UTF-8
             exc.start,
             f"The text is not valid Unicode (a lone surrogate at character {exc.start}).",
         ) from None
     message = cls()
-    lx = Lexer(text)
+    read, depth = _READERS[cls]
+    lx = Lexer(text, depth)
     try:
-        _READERS[cls](lx, message)
+        read(lx, message)
     except StatusError as exc:
         raise located(text, exc.pos, exc.message) from None
     except RecursionError:
         raise located(text, lx.pos, "Nesting too deep for the stack.") from None
+    if lx.deepest + _MARGIN > MAX_DEPTH:
+        _check_depth(message, text, lx.pos)
     return message
+
+
+def _check_depth(message: Message, text: str, pos: int) -> None:
+    """Refuse ``message`` if protobuf could not read it back: onnx's parser makes
+    it, then fails to read it (``DecodeError``).  Only deep messages are checked,
+    by encoding them, whose limit is protobuf's."""
+    try:
+        message.encode()
+    except EncodeValueError:
+        raise located(
+            text, pos, f"Nested deeper than {MAX_DEPTH} messages, which protobuf cannot read."
+        ) from None

@@ -70,7 +70,7 @@ def parse_type(lx: Lexer, proto: TypeProto) -> None:
         return
     if name not in TYPE_KEYWORDS:
         raise lx.fault("Unexpected type.")
-    lx.enter()
+    lx.enter(2)
     lx.match("(")
     if name == "seq":
         inner = proto.sequence_type = TypeProto.Sequence()
@@ -90,10 +90,10 @@ def parse_type(lx: Lexer, proto: TypeProto) -> None:
         _tensor_shape(lx, sparse)
     else:
         _opaque(lx, proto)
-        lx.depth -= 1
+        lx.depth -= 2
         return
     lx.match(")")
-    lx.depth -= 1
+    lx.depth -= 2
 
 
 def _map(lx: Lexer, proto: TypeProto) -> None:
@@ -133,5 +133,7 @@ def parse_value_info(lx: Lexer, info: ValueInfoProto) -> None:
     """
     if next_is_type(lx):
         info.type = TypeProto()
+        lx.enter(2)  # the value info, its type
         parse_type(lx, info.type)
+        lx.depth -= 2
     info.name = lx.quotable_identifier()

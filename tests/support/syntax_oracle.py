@@ -2,8 +2,9 @@
 
 :func:`outcome` runs one parser and gives what it did as one comparable value:
 the message's bytes, onnx's ``ParseError`` message, or "refused" for any other
-exception (onnx lets C++ exceptions escape where onnxdata raises ``ParseError``;
-both refuse the text).  :func:`mutants` makes character- and token-level
+exception (onnx lets C++ exceptions escape where onnxdata raises ``ParseError``,
+and its Python side raises protobuf's ``DecodeError`` on messages nested
+deeper than protobuf reads; both refuse the text).  :func:`mutants` makes character- and token-level
 mutations of a text from a ``random.Random``: deletions, insertions of the
 syntax's characters and words, swaps, duplications, and hostile numbers.
 """
@@ -15,6 +16,7 @@ import re
 from typing import Any
 
 import onnx.parser
+from google.protobuf.message import DecodeError
 
 import onnxdata.parser
 
@@ -42,7 +44,7 @@ def outcome(kind: str, text: str, ours: bool) -> tuple[str, Any]:
         return "ok", getattr(module, f"parse_{kind}")(text).SerializeToString()
     except module.ParseError as exc:
         return "error", exc.args[0]
-    except (IndexError, ValueError, RuntimeError, TypeError) as exc:
+    except (IndexError, ValueError, RuntimeError, TypeError, DecodeError) as exc:
         return "refused", type(exc).__name__
 
 

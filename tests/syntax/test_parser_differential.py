@@ -111,7 +111,8 @@ def test_mutants_agree(seed: tuple[str, str], rng: random.Random, count: int) ->
 
 _PIECES = st.sampled_from(
     [*"<>()[]{},:=@.?\"#-\n _", "float", "int64", "seq(", "map(", "inf", "nan", "1e", "1.5",
-     "2147483648", "9223372036854775808", "-1", '"s"', "@a", ": ints", "=>", "g", "x", "Op"]
+     "2147483648", "9223372036854775808", "-1", '"s"', '"a\\"b"', "\\", '\\"', "@a", ": ints",
+     "=>", "g", "x", "Op"]
 )  # fmt: skip
 
 
