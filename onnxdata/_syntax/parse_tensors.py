@@ -4,7 +4,8 @@ tensors ``float[2] ["location": "w.bin", ...]``.
 A value is converted by its element type, as onnx's parser does: the types
 stored in ``int32_data`` (the small integers, bool, the 16-, 8-, 4- and 2-bit
 floats) take an integer literal within int32's range, unchecked against the
-type's own range (as onnx); ``int64`` an int64; ``uint32`` and ``uint64`` an
+type's own range (as onnx; the 6-bit floats too, which onnx 1.23.2 takes
+as it takes the others); ``int64`` an int64; ``uint32`` and ``uint64`` an
 integer as ``stoull`` reads it (``-1`` is ``2**64 - 1``); ``float`` and
 ``complex64`` a float32 per literal, ``double`` and ``complex128`` a double;
 ``string`` a string literal.  The dimensions must all be numbers; the values
@@ -30,7 +31,7 @@ _INT32_KINDS = frozenset(
     {
         _D.INT2, _D.INT4, _D.INT8, _D.INT16, _D.INT32, _D.UINT2, _D.UINT4, _D.UINT8, _D.UINT16,
         _D.FLOAT16, _D.BFLOAT16, _D.FLOAT8E4M3FN, _D.FLOAT8E4M3FNUZ, _D.FLOAT8E5M2,
-        _D.FLOAT8E5M2FNUZ, _D.FLOAT8E8M0, _D.BOOL, _D.FLOAT4E2M1,
+        _D.FLOAT8E5M2FNUZ, _D.FLOAT8E8M0, _D.BOOL, _D.FLOAT4E2M1, _D.FLOAT6E2M3, _D.FLOAT6E3M2,
     }
 )  # fmt: skip
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1

@@ -26,7 +26,8 @@ KINDS = ("model", "graph", "function", "node")
 _PIECES = [
     *"<>()[]{},:=@.?\"#-\n \\_",
     "float", "int64", "int32", "uint64", "double", "string", "bool", "float16", "seq(",
-    "map(", "optional(", "sparse_tensor(", "opaque(", "inf", "-nan", "Infinity", "1e", "1.",
+    "map(", "optional(", "sparse_tensor(", "opaque(", "float6e2m3", "int2", "inf", "-nan",
+    "Infinity", "1e", "1.",
     "1e39", "3.4028236e38", "1e-50", "9223372036854775807", "9223372036854775808",
     "-9223372036854775808", "18446744073709551616", "2147483648", "-1", "0.5", "007",
     '""', '"a\\"b"', "@alpha", ": ints", ": float", ": tensor", "=>", "ir_version",

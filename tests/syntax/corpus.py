@@ -24,7 +24,8 @@ MODEL = """
     uint64[2] u = {18446744073709551615, -1}, string[2] strs = {"a", "b\\\\c"},
     float[2] ext = ["location": "w.bin", "offset": "0", "length": "8"],
     float16[2] h = {15360, 0}, uint4[3] nib = {1, 2, 15}, complex64[2] c = {1, 2},
-    int64[0] empty = {}>
+    int64[0] empty = {}, float6e2m3[2] f6 = {1, 2}, float6e3m2[1] f7 = {-3}, int2[1] i2 = {1},
+    float8e8m0[1] e8 = {127}, float4e2m1[1] f4 = {1}>
 {
    # a comment line
    [first] T = MatMul(X, W)
