@@ -16,6 +16,7 @@ import struct
 import warnings
 from decimal import Decimal, localcontext
 from pathlib import Path
+from typing import Any
 
 import onnx
 import onnx.parser
@@ -202,3 +203,34 @@ def test_what_onnx_throws_is_a_parse_error_here(text: str, onnx_raises: type) ->
     with pytest.raises(onnxdata.parser.ParseError) as caught:
         onnxdata.parser.parse_node(text)
     assert caught.value.args[0].startswith(b"[ParseError at position (line: 1 column: ")
+
+
+def _both_paths(kind: str, text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    from onnxdata._core import switches
+
+    results = []
+    for general in (False, True):
+        monkeypatch.setattr(switches, "GENERAL_PATHS", general)
+        results.append(outcome(kind, text, ours=True))
+    return results[0], results[1]
+
+
+def test_the_fast_node_path_and_the_general_path_agree(
+    node_texts: list[tuple[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nodes in the common form are read by one regular expression
+    (``_syntax/parse_fast.py``); every text gives what the general path gives."""
+    rng = random.Random(3)
+    texts = [("model", t) for _, t in node_texts[::10]]
+    texts += [(k, m) for k, t in _SEEDS for m in mutants(t, rng, 100)]
+    texts += [("node", f"y = F <a{suffix}> (x)") for suffix in _FAST_EDGES]
+    differ = [(k, t) for k, t in texts if len(set(_both_paths(k, t, monkeypatch))) != 1]
+    assert differ == []
+
+
+_FAST_EDGES = [
+    " = 1", " = 1.", " = 1e5", " = -0", " = 99999999999999999999", ": float = 2", ": int = 2.5",
+    ": ints = [1, 2]", ": floats = [1, 2]", " = [1, 2.5, 3]", ' = ["a", "b"]', ' = [1, "a"]',
+    ": strings = [1]", ": bogus = 1", ": tensor = 1", " = 3.4028236e38", ' = "a\\"b"', " = 1e",
+    " = [1e39]", ": string = 2",
+]  # fmt: skip
