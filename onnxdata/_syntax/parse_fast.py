@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .parse_lexer import Lexer
 
-__all__ = ["fast_node"]
+__all__ = ["fast_nodes"]
 
 _W = r"[ \t\n\v\f\r]*"
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -43,8 +43,10 @@ _NODE = re.compile(
     rf"((?:{_ID}\.)*)({_ID}){_W}"  # domain.op
     rf"(?:<{_W}({_ATTR}(?:{_W},{_W}{_ATTR})*){_W}>{_W})?"  # <attributes>
     rf"\({_W}({_IDS})?{_W}\)"  # (inputs)
+    # with no attributes before the inputs: none after them either, nor a comment
+    # that may hide them (the general path reads those)
+    rf"(?(6)|(?!{_W}[<#]))"
 )
-_AFTER = re.compile(rf"{_W}[<#]")  # attributes after the inputs, or a comment that may hide them
 _ONE_ATTR = re.compile(
     rf"({_ID})(?:{_W}:{_W}({_ID}))?{_W}={_W}(?:({_ITEM})|\[{_W}({_ITEM}(?:{_W},{_W}{_ITEM})*){_W}\])"
 )
@@ -57,45 +59,72 @@ _FLOATS, _INTS, _STRINGS = int(_A.FLOATS), int(_A.INTS), int(_A.STRINGS)
 _SINGLE = {_FLOATS: _FLOAT, _INTS: _INT, _STRINGS: _STRING}
 _KNOWN = frozenset({_FLOAT, _INT, _STRING, _FLOATS, _INTS, _STRINGS})
 _FIELD = {_FLOAT: "f", _INT: "i", _STRING: "s"}
-_IS_FLOAT = frozenset(".eE")
+_MEMO = 4096
+"""How many distinct attribute lists one parse remembers (printed models repeat
+them: every ``Gemm <alpha: float = 1, ...>``); each node still gets its own
+messages, made from the remembered fields."""
 
 
-def fast_node(lx: Lexer) -> NodeProto | None:
-    """The node at ``lx``'s position if it has the common form (the position
-    moves past it), else None (the position unchanged)."""
+def fast_nodes(lx: Lexer, nodes: list[NodeProto]) -> None:
+    """Append to ``nodes`` the nodes from ``lx``'s position on that have the
+    common form, and move past them; stop at the first that has not (or at the
+    end of the list), the position before it."""
     if switches.GENERAL_PATHS:
-        return None
+        return
     text = lx.text
-    found = _NODE.match(text, lx.pos)
-    if found is None:
-        return None
-    bracket, name, outputs, domain, op_type, attrs, inputs = found.groups()
-    if attrs is None and _AFTER.match(text, found.end()):
-        return None
-    node = NodeProto(
-        input=_SPLIT.split(inputs) if inputs else [],
-        output=_SPLIT.split(outputs) if outputs else [],
-        op_type=op_type,
-        domain=domain[:-1],
-    )
-    if bracket:
-        node.name = name or ""
-    if attrs is not None:
-        made = node.attribute
-        for one in _ONE_ATTR.finditer(attrs):
-            attr = _attribute(*one.groups())
-            if attr is None:
-                return None
-            made.append(attr)
-    lx.pos = found.end()
-    return node
+    memo = lx.memo
+    match = _NODE.match
+    split = _SPLIT.split
+    append = nodes.append
+    pos = lx.pos
+    while (found := match(text, pos)) is not None:
+        bracket, name, outputs, domain, op_type, attrs, inputs = found.groups()
+        if bracket:
+            node = NodeProto(
+                input=split(inputs) if inputs else [],
+                output=split(outputs) if outputs else [],
+                name=name or "",
+                op_type=op_type,
+                domain=domain[:-1],
+            )
+        else:
+            node = NodeProto(
+                input=split(inputs) if inputs else [],
+                output=split(outputs) if outputs else [],
+                op_type=op_type,
+                domain=domain[:-1],
+            )
+        if attrs is not None:
+            fields = memo.get(attrs)
+            if fields is None:
+                fields = _attributes(attrs)
+                if fields is None:
+                    break
+                if len(memo) < _MEMO:
+                    memo[attrs] = fields
+            node.attribute = [AttributeProto(**each) for each in fields]
+        append(node)
+        pos = found.end()
+    lx.pos = pos
+
+
+def _attributes(text: str) -> list[dict[str, Any]] | None:
+    """The fields of each attribute in ``text`` (an attribute list's inside), or
+    None if one is not read here."""
+    found = []
+    for one in _ONE_ATTR.finditer(text):
+        fields = _attribute(*one.groups())
+        if fields is None:
+            return None
+        found.append(fields)
+    return found
 
 
 def _attribute(
     name: str, annotation: str | None, item: str | None, items: str | None
-) -> AttributeProto | None:
-    """One attribute as the general path makes it, or None where it would fail
-    (a conversion error, a value of another type than annotated)."""
+) -> dict[str, Any] | None:
+    """One attribute's fields as the general path sets them, or None where it
+    would fail (a conversion error, a value of another type than annotated)."""
     expected = 0
     if annotation is not None:
         expected = ATTRIBUTE_TYPES.get(annotation, 0)
@@ -106,8 +135,7 @@ def _attribute(
             kind, value = _literal(item, expected)
             if expected and expected != kind:
                 return None
-            fields: dict[str, Any] = {_FIELD[kind]: value}
-            return AttributeProto(name=name, type=kind, **fields)
+            return {"name": name, "type": kind, _FIELD[kind]: value}
         single = _SINGLE.get(expected, expected)
         kind = expected
         lists: dict[int, list[Any]] = {_INT: [], _FLOAT: [], _STRING: []}
@@ -119,14 +147,13 @@ def _attribute(
             kind = one + 5  # FLOAT, INT, STRING -> FLOATS, INTS, STRINGS
     except ValueError:
         return None
-    attr = AttributeProto(name=name, type=kind)
-    if lists[_INT]:
-        attr.ints = lists[_INT]
-    if lists[_FLOAT]:
-        attr.floats = lists[_FLOAT]
+    fields: dict[str, Any] = {"name": name, "type": kind}
+    for field, values in (("ints", lists[_INT]), ("floats", lists[_FLOAT])):
+        if values:
+            fields[field] = values
     if lists[_STRING]:
-        attr.strings = lists[_STRING]
-    return attr
+        fields["strings"] = lists[_STRING]
+    return fields
 
 
 def _literal(text: str, expected: int) -> tuple[int, Any]:
@@ -137,6 +164,8 @@ def _literal(text: str, expected: int) -> tuple[int, Any]:
     """
     if text[0] == '"':
         return _STRING, text[1:-1].encode("utf-8")
-    if expected == _FLOAT or not _IS_FLOAT.isdisjoint(text):
+    if expected == _FLOAT or "." in text or "e" in text or "E" in text:
         return _FLOAT, to_float(text)
+    if len(text) < 19:  # the expression took it as an integer: it fits int64
+        return _INT, int(text)
     return _INT, to_int64(text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from .._messages.declarations import TensorProto
 from .._messages.graphs import GraphProto, NodeProto, ValueInfoProto
 from .parse_attributes import parse_attribute_list
-from .parse_fast import fast_node
+from .parse_fast import fast_nodes
 from .parse_lexer import Lexer
 from .parse_tensors import parse_tensor_data
 from .parse_types import parse_value_info
@@ -80,11 +80,10 @@ def parse_nodes(lx: Lexer, nodes: MutableSequence[NodeProto]) -> None:
     """
     del nodes[:]
     lx.match("{")
-    while not lx.matches("}"):
-        fast = fast_node(lx)
-        if fast is not None:
-            nodes.append(fast)
-            continue
+    while True:
+        fast_nodes(lx, nodes)  # type: ignore[arg-type]
+        if lx.matches("}"):
+            return
         node = NodeProto()
         nodes.append(node)
         parse_node(lx, node)

@@ -16,6 +16,7 @@ errors are converted to onnx's byte counts only when an error is made.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from .parse_errors import FatalError, StatusError
 from .parse_numbers import to_double, to_float, to_int64, to_uint64
@@ -50,7 +51,7 @@ class Lexer:
     position onnx would report; nothing else escapes.
     """
 
-    __slots__ = ("deepest", "depth", "pos", "text")
+    __slots__ = ("deepest", "depth", "memo", "pos", "text")
 
     def __init__(self, text: str, depth: int = 0) -> None:
         self.text = text
@@ -60,6 +61,8 @@ class Lexer:
         self.deepest = depth
         """The deepest message reached through nesting (what is below it, tensor
         types and attributes' values, is a few levels more)."""
+        self.memo: dict[str, Any] = {}
+        """What the fast path remembers of the text it read (``parse_fast.py``)."""
 
     # -- errors ---------------------------------------------------------------
 

@@ -12,6 +12,7 @@ read, and after a model's functions only whitespace and comments may follow.
 
 from __future__ import annotations
 
+from .._codec.gcpause import MIN_BYTES, pause, resume
 from .._core.errors import EncodeValueError
 from .._messages.graphs import (
     AttributeProto,
@@ -215,12 +216,18 @@ def parse_text(text: str, cls: type[M]) -> M:
     message = cls()
     read, depth = _READERS[cls]
     lx = Lexer(text, depth)
+    # A parse builds a tree of new objects and no cycles: the collector would only
+    # rescan it as it grows (the decoder pauses it the same way, and restores it).
+    paused = len(text) >= MIN_BYTES and pause()
     try:
         read(lx, message)
     except StatusError as exc:
         raise located(text, exc.pos, exc.message) from None
     except RecursionError:
         raise located(text, lx.pos, "Nesting too deep for the stack.") from None
+    finally:
+        if paused:
+            resume()
     if lx.deepest + _MARGIN > MAX_DEPTH:
         _check_depth(message, text, lx.pos)
     return message
