@@ -14,7 +14,9 @@ turns the path off (``_core/switches.py``); the differential tests run both.
 
 from __future__ import annotations
 
+import math
 import re
+from array import array
 
 from .._core import switches
 from .._messages.graphs import AttributeProto, NodeProto
@@ -27,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .parse_lexer import Lexer
 
-__all__ = ["fast_nodes"]
+__all__ = ["INTEGERS", "fast_nodes", "fast_values"]
 
 _W = r"[ \t\n\v\f\r]*"
 _ID = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -169,3 +171,66 @@ def _literal(text: str, expected: int) -> tuple[int, Any]:
     if len(text) < 19:  # the expression took it as an integer: it fits int64
         return _INT, int(text)
     return _INT, to_int64(text)
+
+
+# -- tensor values --------------------------------------------------------------
+
+INTEGERS, INT32, FLOATS, DOUBLES = range(4)
+"""How :func:`fast_values` reads the values: int64, int64 within int32's
+range, float32, double."""
+
+_INT_TEXT = re.compile(r"-?[0-9]{1,18}").fullmatch  # fits int64, whatever the digits
+_NUM_TEXT = re.compile(_NUM).fullmatch
+_SPACES = " \t\n\v\f\r"
+_FLT_MAX = 3.4028234663852886e38
+_FLT_MIN = 2.0**-126  # below it float32 is subnormal: rounding there is left to to_float
+_LOW_BITS, _MIDPOINT = 0x1FFFFFFF, 0x10000000  # a double on a float32 midpoint
+
+
+def fast_values(lx: Lexer, target: Any, how: int) -> bool:
+    """Append the values of a tensor literal (after its ``{``, up to its ``}``,
+    which is left to read) to ``target`` if they are all plain numbers read the
+    same way as the general path reads them one by one, and True; else False
+    and nothing read.  A float32 value is rounded from its double, which is the
+    single rounding from the decimal text except on a midpoint between two
+    float32s (or near the subnormals or the overflow): such a list is left to
+    the general path."""
+    if switches.GENERAL_PATHS:
+        return False
+    text = lx.text
+    end = text.find("}", lx.pos)
+    if end < 0:
+        return False
+    chunk = text[lx.pos : end]
+    if "#" in chunk or '"' in chunk:
+        return False
+    parts = [part.strip(_SPACES) for part in chunk.split(",")]
+    if how in (INTEGERS, INT32):
+        if not all(map(_INT_TEXT, parts)):
+            return False
+        values: Any = list(map(int, parts))
+        if how == INT32 and not -(2**31) <= min(values) <= max(values) <= 2**31 - 1:
+            return False
+    else:
+        if not all(map(_NUM_TEXT, parts)):
+            return False
+        values = list(map(float, parts))
+        if how == DOUBLES:
+            if any(map(math.isinf, values)):
+                return False
+        elif not _rounds_once(values):
+            return False
+        else:
+            values = array("f", values)
+    target.extend(values)
+    lx.pos = end
+    return True
+
+
+def _rounds_once(values: list[float]) -> bool:
+    """Whether rounding each double to float32 gives the float32 of its text."""
+    if max(map(abs, values)) > _FLT_MAX or any(0 < abs(v) < _FLT_MIN for v in values):
+        return False
+    bits = array("Q")
+    bits.frombytes(array("d", values).tobytes())
+    return not any(b & _LOW_BITS == _MIDPOINT for b in bits)

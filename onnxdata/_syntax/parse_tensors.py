@@ -15,6 +15,7 @@ are not counted against them (onnx does not either).
 from __future__ import annotations
 
 from .._messages.declarations import StringStringEntryProto, TensorProto
+from .parse_fast import DOUBLES, FLOATS, INT32, INTEGERS, fast_values
 from .parse_lexer import Lexer
 
 TYPE_CHECKING = False
@@ -35,6 +36,15 @@ _INT32_KINDS = frozenset(
     }
 )  # fmt: skip
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_FAST = {
+    **dict.fromkeys(_INT32_KINDS, ("int32_data", INT32)),
+    _D.INT64: ("int64_data", INTEGERS),
+    _D.FLOAT: ("float_data", FLOATS),
+    _D.COMPLEX64: ("float_data", FLOATS),
+    _D.DOUBLE: ("double_data", DOUBLES),
+    _D.COMPLEX128: ("double_data", DOUBLES),
+}
+"""The field and the way of reading of the element types the fast path reads."""
 
 
 def parse_string_pairs(lx: Lexer, pairs: MutableSequence[StringStringEntryProto]) -> None:
@@ -85,6 +95,9 @@ def parse_tensor_data(lx: Lexer, tensor: TensorProto, kind: TypeProto) -> None:
 
 def _values(lx: Lexer, tensor: TensorProto, elem_type: int) -> None:
     """Comma-separated values of ``elem_type``, appended to their field."""
+    fast = _FAST.get(elem_type)
+    if fast is not None and fast_values(lx, getattr(tensor, fast[0]), fast[1]):
+        return
     if elem_type in _INT32_KINDS:
         target = tensor.int32_data
         while True:

@@ -234,3 +234,37 @@ _FAST_EDGES = [
     ": strings = [1]", ": bogus = 1", ": tensor = 1", " = 3.4028236e38", ' = "a\\"b"', " = 1e",
     " = [1e39]", ": string = 2",
 ]  # fmt: skip
+
+
+def _tensor_texts() -> list[str]:
+    rng = random.Random(5)
+    floats = [repr(rng.uniform(-1e6, 1e6)) for _ in range(200)]
+    lists = {
+        "float": [", ".join(floats), ", ".join(_midpoints(rng, 30)), "1e-40, 1", "1e39, 1",
+                  "3.4028235677973366e38", "1, 2, ", "1, #c\n 2", "- 1", "1e", "007, -0", "1.5.2"],
+        "double": [", ".join(floats), "1e309", "1e-320, -0", "1.e5, 2"],
+        "int64": ["9223372036854775807, -9223372036854775808", "9223372036854775808",
+                  "0000000000000000000001", "1, -2, 3", "1.5", "1e3"],
+        "int32": ["2147483647, -2147483648", "2147483648", "-2147483649", "1,2,3"],
+        "int8": ["300, -300", "1, 2"],
+        "float16": ["15360, 1", "1.5"],
+        "complex64": ["1, 2.5, -3"],
+    }  # fmt: skip
+    return [
+        f"g () => () <{kind}[3] w = {{{values}}}> {{}}"
+        for kind, texts in lists.items()
+        for values in texts
+    ]
+
+
+def test_tensor_values_read_as_onnx_reads_them_on_both_paths(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tensor literal of plain numbers is read at once (``parse_fast.fast_values``),
+    the rest value by value: both give onnx's bytes, or its refusal."""
+    differ = []
+    for text in _tensor_texts():
+        fast, general = _both_paths("graph", text, monkeypatch)
+        if fast != general or same("graph", text) is not None:
+            differ.append(text)
+    assert differ == []
