@@ -8,9 +8,9 @@ operators (Conv-free: Relu, Add, Transpose with ``perm``, Gemm with three
 attributes, Cast, Dropout; each node named), the 100,000-node graph of the
 issue.  onnx's time is ``onnx.parser.parse_model`` (its C++ parser, then the
 Python message read from its bytes); onnxdata's is ``onnxdata.parser.parse_model``,
-and again with ``ONNXDATA_GENERAL_PATHS`` set (its fast node path off).  Each is
-the best of ``--repeat``; the ratio and the time per node (linear when flat)
-are printed, with the load average, since a shared machine moves the ratio.
+and again with ``ONNXDATA_GENERAL_PATHS`` set (its fast paths off).  Each is the
+best CPU time of ``--repeat``; the ratio and the time per node (linear when
+flat) are printed, with the load average.
 """
 
 from __future__ import annotations
@@ -30,11 +30,13 @@ from onnxdata._core import switches
 
 
 def best(run: Any, repeat: int) -> float:
+    """The best CPU time of ``repeat`` runs: on a shared machine the wall clock
+    is mostly the wait for a core, which moves the ratio from run to run."""
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         run()
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
     return min(times)
 
 
