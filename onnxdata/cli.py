@@ -344,18 +344,15 @@ def _load(path: str, type_name: str | None) -> Message:
 
 @contextlib.contextmanager
 def _no_onnxtxt_warning() -> Iterator[None]:
-    """A context in which onnx's warning that the onnxtxt format is experimental
-    is not shown: what a library user is told, the command's user need not be."""
+    """Without onnx's warning that onnxtxt is experimental: news to a library user only."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "The onnxtxt format is experimental")
         yield
 
 
 def _format(path: str) -> str:
-    """The format of the file at ``path`` by its extension, as onnx chooses it.
-
-    ``.onnxtxt`` and ``.onnxtext`` are onnx's textual syntax, read by
-    ``onnxdata.parser``."""
+    """The format of the file at ``path`` by its extension, as onnx chooses it
+    (``.onnxtxt``: onnx's textual syntax, read by ``onnxdata.parser``)."""
     from ._io.choosing import choose_format
 
     return choose_format(None, path)

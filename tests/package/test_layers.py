@@ -25,7 +25,9 @@ import onnxdata
 PACKAGE = Path(onnxdata.__file__).parent
 
 # From the bottom up.  A subpackage not listed here fails test_every_folder_is_a_layer.
-LAYERS = ["_core", "_codec", "_text", "_messages", "_defs", "_syntax", "_io", "_tools", "_numpy", "_fuzz"]
+LAYERS = [
+    "_core", "_codec", "_text", "_messages", "_defs", "_syntax", "_io", "_tools", "_numpy", "_fuzz",
+]  # fmt: skip
 PUBLIC = len(LAYERS)  # the top-level modules: the public faces
 
 # Upward imports that are known and due to go: (importing module, imported module).
