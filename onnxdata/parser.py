@@ -12,7 +12,8 @@ and column, the line of text, what was expected).  What differs from onnx:
 where onnx lets a C++ exception escape (an integer out of range:
 ``IndexError('stoll')``; a float that overflows: ``RuntimeError``; a ``-``
 followed by a space: ``ValueError``), and where its stack would overflow
-(nesting deeper than :data:`MAX_DEPTH` graphs and types), onnxdata raises
+(messages nested deeper than :data:`MAX_DEPTH`, protobuf's limit, which onnx's
+Python side then cannot read: ``DecodeError``), onnxdata raises
 :class:`ParseError`; a ``str`` holding a lone surrogate (onnx: ``TypeError``)
 too.  The grammar, and the parser's limits, are in docs/api.md.
 """

@@ -94,8 +94,8 @@ def test_seeded_mutants_of_the_corpus_agree() -> None:
 def test_many_mutants_of_the_corpus_and_of_node_test_models_agree(
     node_texts: list[tuple[str, str]],
 ) -> None:
-    for seed in range(2):
-        _sweep(seed, per_text=200, node_texts=node_texts)
+    for seed in range(6):
+        _sweep(seed, per_text=400, node_texts=node_texts)
 
 
 @given(
