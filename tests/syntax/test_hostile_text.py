@@ -15,9 +15,12 @@ import sys
 
 import onnx.parser
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import onnxdata.parser
 from onnxdata.parser import MAX_DEPTH, ParseError
+from tests.support.message_strategies import scaled
 from tests.support.syntax_oracle import same
 
 
@@ -152,3 +155,14 @@ def test_positions_count_utf8_bytes_as_onnx() -> None:
 def test_text_of_another_type_is_a_type_error() -> None:
     with pytest.raises(TypeError):
         onnxdata.parser.parse_model(b"agraph () => () {}")  # type: ignore[arg-type]
+
+
+@given(st.text(max_size=200), st.sampled_from(["model", "graph", "function", "node"]))
+@settings(max_examples=scaled(3.0))
+def test_any_text_is_parsed_or_a_parse_error(text: str, kind: str) -> None:
+    """The parser is total: any ``str`` (surrogates and NULs included) gives a
+    message or a ``ParseError``, never another exception."""
+    try:
+        getattr(onnxdata.parser, f"parse_{kind}")(text)
+    except ParseError as error:
+        assert error.line >= 1 and error.column >= 1
