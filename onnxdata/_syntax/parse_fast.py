@@ -1,7 +1,8 @@
 """Fast path: a node in the common form read by one regular expression.
 
 ``[name] a, b = domain.Op <k = 1, f: float = 0.5, s = "x", v = [1, 2]> (x, y)``,
-with identifiers only (no quotes, no empty names), no comments, no overload,
+with names bare or quoted without escapes (none empty but ``""``), no comments,
+no overload,
 and attribute values that are numbers, strings without escapes, or non-empty
 lists of them: most nodes of printed models.  The expression matches only text
 the general path reads in one way, and the values are converted by the same
@@ -38,9 +39,10 @@ _STR = r'"[^"\\]*"'
 _ITEM = rf"(?:{_NUM}|{_STR})"
 _VALUE = rf"(?:{_ITEM}|\[{_W}{_ITEM}(?:{_W},{_W}{_ITEM})*{_W}\])"
 _ATTR = rf"{_ID}(?:{_W}:{_W}{_ID})?{_W}={_W}{_VALUE}"
-_IDS = rf"{_ID}(?:{_W},{_W}{_ID})*"
+_NAME = rf"(?:{_ID}|{_STR})"  # a name, bare or quoted (without escapes)
+_IDS = rf"{_NAME}(?:{_W},{_W}{_NAME})*"
 _NODE = re.compile(
-    rf"{_W}(?:(\[){_W}({_ID})?{_W}\]{_W})?"  # [name]
+    rf"{_W}(?:(\[){_W}({_NAME})?{_W}\]{_W})?"  # [name]
     rf"({_IDS})?{_W}={_W}"  # outputs =
     rf"((?:{_ID}\.)*)({_ID}){_W}"  # domain.op
     rf"(?:<{_W}({_ATTR}(?:{_W},{_W}{_ATTR})*){_W}>{_W})?"  # <attributes>
@@ -54,6 +56,7 @@ _ONE_ATTR = re.compile(
 )
 _ITEMS = re.compile(_ITEM)
 _SPLIT = re.compile(rf"{_W},{_W}")
+_NAMES = re.compile(rf"{_ID}|{_STR}")
 
 _A = AttributeProto.AttributeType
 _FLOAT, _INT, _STRING = int(_A.FLOAT), int(_A.INT), int(_A.STRING)
@@ -76,25 +79,21 @@ def fast_nodes(lx: Lexer, nodes: list[NodeProto]) -> None:
     text = lx.text
     memo = lx.memo
     match = _NODE.match
-    split = _SPLIT.split
     append = nodes.append
     pos = lx.pos
     while (found := match(text, pos)) is not None:
         bracket, name, outputs, domain, op_type, attrs, inputs = found.groups()
         if bracket:
             node = NodeProto(
-                input=split(inputs) if inputs else [],
-                output=split(outputs) if outputs else [],
-                name=name or "",
+                input=_names(inputs),
+                output=_names(outputs),
+                name=(name[1:-1] if name[0] == '"' else name) if name else "",
                 op_type=op_type,
                 domain=domain[:-1],
             )
         else:
             node = NodeProto(
-                input=split(inputs) if inputs else [],
-                output=split(outputs) if outputs else [],
-                op_type=op_type,
-                domain=domain[:-1],
+                input=_names(inputs), output=_names(outputs), op_type=op_type, domain=domain[:-1]
             )
         if attrs is not None:
             fields = memo.get(attrs)
@@ -108,6 +107,15 @@ def fast_nodes(lx: Lexer, nodes: list[NodeProto]) -> None:
         append(node)
         pos = found.end()
     lx.pos = pos
+
+
+def _names(text: str | None) -> list[str]:
+    """The names of a list the expression took (bare or quoted), unquoted."""
+    if not text:
+        return []
+    if '"' not in text:
+        return _SPLIT.split(text)
+    return [name[1:-1] if name[0] == '"' else name for name in _NAMES.findall(text)]
 
 
 def _attributes(text: str) -> list[dict[str, Any]] | None:

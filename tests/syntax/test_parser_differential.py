@@ -224,10 +224,19 @@ def test_the_fast_node_path_and_the_general_path_agree(
     texts = [("model", t) for _, t in node_texts[::10]]
     texts += [(k, m) for k, t in _SEEDS for m in mutants(t, rng, 100)]
     texts += [("node", f"y = F <a{suffix}> (x)") for suffix in _FAST_EDGES]
+    texts += [("graph", f"g () => () {{ {node} }}") for node in _FAST_NODES]
     differ = [(k, t) for k, t in texts if len(set(_both_paths(k, t, monkeypatch))) != 1]
     assert differ == []
+    nodes = [f"g () => () {{ {node} }}" for node in _FAST_NODES]
+    assert [t for t in nodes if same("graph", t) is not None] == []
 
 
+_FAST_NODES = [
+    '["a,b"] "x,y", z = Op ("p,q", "", r)', '[""] "" = Op ("")', '[ ] y = Op ()',
+    '"a\\"b" = Op (x)', "y = Op (x,)", "y = Op (, x)", "y = Op (x) <a = 1>", "y = Op (x) # c",
+    "y = a.b.Op (x)", "y = a . Op (x)", "y = Op:ov (x)", '"y\n" = Op ("#x")', "= Op ()",
+    "y = Op <a = 1> (x) <b = 2>", '[n] y = Op <s = "a>b", t = [1, 2]> (x)',
+]  # fmt: skip
 _FAST_EDGES = [
     " = 1", " = 1.", " = 1e5", " = -0", " = 99999999999999999999", ": float = 2", ": int = 2.5",
     ": ints = [1, 2]", ": floats = [1, 2]", " = [1, 2.5, 3]", ' = ["a", "b"]', ' = [1, "a"]',
