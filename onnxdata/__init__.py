@@ -101,8 +101,8 @@ _LAZY = {
 # ``onnx.checker.check_tensor`` does after ``import onnx``.
 _SUBMODULES = frozenset(
     {"checker", "defs", "external_data_helper", "helper", "json_format", "numpy_helper",
-     "onnx_data_pb", "onnx_data_pb2", "onnx_ml_pb2", "onnx_pb", "printer", "serialization",
-     "text_format", "version"}
+     "onnx_data_pb", "onnx_data_pb2", "onnx_ml_pb2", "onnx_pb", "parser", "printer",
+     "serialization", "text_format", "version"}
 )  # fmt: skip
 
 

@@ -24,10 +24,11 @@ cannot forget them:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
@@ -41,6 +42,7 @@ from ._messages.declarations import (
     TensorProto,
 )
 from ._messages.graphs import ModelProto
+from ._syntax.parse_errors import ParseError
 from ._tools.console import Output, external_output, same_file, say
 from ._tools.terminal import printable
 
@@ -295,6 +297,9 @@ def _guarded(path: str, action: Callable[[], int]) -> int:
             # Another file than the one named: an external tensor's data file.
             text = f"{os.fsdecode(err.filename)}: {text}"
         return _fail(path, text)
+    except ParseError as err:  # onnx's message: where, the line of text, what was expected
+        expected = err.args[0].decode("utf-8", "replace").rsplit("\n", 1)[-1]
+        return _fail(path, f"line {err.line} column {err.column}: {expected}")
     except RecursionError:
         return _fail(path, "nested too deeply")
     except MemoryError:
@@ -328,8 +333,10 @@ def _load(path: str, type_name: str | None) -> Message:
     fmt = _format(path)
     cls = None if type_name is None else TYPES[type_name]
     try:
-        found: Message = load(path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls,
-                              mmap=True)
+        with _no_onnxtxt_warning():
+            found: Message = load(
+                path, None if fmt == DEFAULT_FORMAT else fmt, False, type=cls, mmap=True
+            )
     except ValueError as err:
         if fmt == DEFAULT_FORMAT or cls not in (None, ModelProto):
             raise
@@ -338,18 +345,19 @@ def _load(path: str, type_name: str | None) -> Message:
     return found
 
 
+@contextlib.contextmanager
+def _no_onnxtxt_warning() -> Iterator[None]:
+    """Without onnx's warning that onnxtxt is experimental: news to a library user only."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The onnxtxt format is experimental")
+        yield
+
+
 def _format(path: str) -> str:
-    """The format of the file at ``path`` by its extension, as onnx chooses it.
+    """The format of the file at ``path`` by its extension, as onnx chooses it
+    (``.onnxtxt``: onnx's textual syntax, read by ``onnxdata.parser``)."""
+    from ._io.choosing import choose_format
 
-    Raises:
-        CommandError: the extension is onnx's textual syntax, which is not read here.
-    """
-    from ._io.choosing import TEXTUAL_EXTENSIONS, choose_format
-
-    extension = os.path.splitext(path)[1]
-    if extension in TEXTUAL_EXTENSIONS:
-        raise CommandError(f"is onnx's textual syntax ({extension}), which only onnx's "
-                           "parser reads: convert it to .onnx with onnx first")  # fmt: skip
     return choose_format(None, path)
 
 
@@ -366,7 +374,8 @@ def _load_model(path: str) -> ModelProto:
     only.  The one place the command reads a model."""
     from ._io.model_io import load_model
 
-    return load_model(path, load_external_data=False, mmap=True)
+    with _no_onnxtxt_warning():
+        return load_model(path, load_external_data=False, mmap=True)
 
 
 class _WriteOnly:

@@ -36,7 +36,7 @@ __all__ = [
 DEFAULT_FORMAT = "protobuf"
 MODEL_EXTENSION = ".onnx"
 TEXTUAL_EXTENSIONS = frozenset({".onnxtxt", ".onnxtext"})
-"""onnx's textual syntax (``onnx.printer``), which only onnx's C++ parser reads."""
+"""onnx's textual syntax (``onnxdata.parser``), the ``onnxtxt`` format."""
 
 
 def file_path(f: Any) -> str | None:

@@ -13,16 +13,18 @@ types, the data messages and their nested messages); a message of the
 ``onnx`` package is taken through its bytes, and ``deserialize_proto``
 fills one in place as onnx does.  What differs from onnx:
 
-* There is no ``"onnxtxt"`` format: onnx's textual syntax is parsed and
-  printed by onnx's C++ code, which onnxdata does not have.  Its extensions
-  (``.onnxtxt``, ``.onnxtext``) are therefore unknown here (and read as
-  protobuf, as any unknown extension).
+* ``"onnxtxt"`` (onnx's textual syntax, ``.onnxtxt``/``.onnxtext``) reads
+  models, graphs, functions and nodes with ``onnxdata.parser``, warning as
+  onnx warns that the format is experimental; it returns the message parsed
+  and leaves ``proto`` as it was, as onnx does.  Writing it needs the
+  printer (``onnxdata.printer``), not part of this build yet.
 * ``deserialize_proto`` of the protobuf format also takes a ``bytearray`` or
   a ``memoryview``, not only ``bytes``.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Protocol
 
 from .._core.errors import EncodeValueError
@@ -281,8 +283,57 @@ class _JsonSerializer:
         return _fill(proto, parse_dict(load(text), cls(), False, 100))
 
 
+class _TextualSerializer:
+    """onnx's textual syntax (``onnx.parser``/``onnx.printer``), for models,
+    graphs, functions and nodes."""
+
+    supported_format = "onnxtxt"
+    file_extensions: Collection[str] = frozenset({".onnxtxt", ".onnxtext"})
+
+    def serialize_proto(self, proto: Any) -> bytes:
+        """``proto`` in the textual syntax, in UTF-8, as ``onnxdata.printer.to_text``
+        writes it.
+
+        Raises:
+            TypeError: ``proto`` is not a model, graph, function or node (onnx's
+                ``Unsupported argument type.``).
+            PrinterError: (a ``ValueError``) a tensor that cannot be printed.
+            UnicodeDecodeError: a string field that is not UTF-8.
+            EncodeValueError: a message that holds itself.
+        """
+        from .._syntax.print_text import to_text as syntax_text
+
+        return syntax_text(proto).encode(_ENCODING)
+
+    def deserialize_proto(self, serialized: Any, proto: Any) -> Any:
+        """The message of ``proto``'s type that the text ``serialized`` holds
+        (``proto`` itself is left as it was, as onnx leaves it).
+
+        Raises:
+            TypeError: ``serialized`` is neither bytes nor str.
+            UnicodeDecodeError: the bytes are not UTF-8.
+            ValueError: ``proto`` is not a model, graph, function or node
+                (onnx's ``Unsupported proto type``).
+            onnxdata.parser.ParseError: the text is not in the syntax.
+        """
+        warnings.warn(
+            "The onnxtxt format is experimental. "
+            "Please report any errors to the ONNX GitHub repository.",
+            stacklevel=2,
+        )
+        text = _text(serialized)
+        from .._messages.graphs import FunctionProto, GraphProto, ModelProto, NodeProto
+        from .._syntax.parse_models import parse_text
+
+        cls = by_full_name().get(foreign_name(proto) or "") or type(proto)
+        if cls not in (ModelProto, GraphProto, FunctionProto, NodeProto):
+            raise ValueError(f"Unsupported proto type: {type(proto)}")
+        return parse_text(text, cls)
+
+
 registry = _Registry()
-"""The formats: ``"protobuf"``, ``"textproto"`` and ``"json"``."""
+"""The formats: ``"protobuf"``, ``"textproto"``, ``"json"`` and ``"onnxtxt"``."""
 registry.register(_ProtobufSerializer())
 registry.register(_TextProtoSerializer())
 registry.register(_JsonSerializer())
+registry.register(_TextualSerializer())

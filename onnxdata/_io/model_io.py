@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
     from typing import IO, Any, Literal
 
-    _SupportedFormat = Literal["protobuf", "textproto", "json"]
+    _SupportedFormat = Literal["protobuf", "textproto", "json", "onnxtxt"]
 
 __all__ = [
     "attach_external_data",

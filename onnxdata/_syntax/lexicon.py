@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ATTRIBUTE_TYPES", "ELEMENT_TYPES", "MODEL_KEYWORDS", "UNDEFINED", "is_identifier"]
+__all__ = [
+    "ATTRIBUTE_TYPES",
+    "ELEMENT_TYPES",
+    "FUNCTION_KEYS",
+    "MODEL_KEYS",
+    "MODEL_KEYWORDS",
+    "STRING_KEYS",
+    "TYPE_KEYWORDS",
+    "UNDEFINED",
+    "is_identifier",
+]
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII).fullmatch
 
@@ -47,3 +57,11 @@ MODEL_KEYWORDS = (
     "ir_version", "opset_import", "producer_name", "producer_version", "domain",
     "model_version", "doc_string", "metadata_props",
 )  # fmt: skip
+
+# The parser's words besides (parser.h's KeyWordMap): what starts a type other than a
+# tensor's, and the keys a function's header and a model's header take.
+TYPE_KEYWORDS = frozenset({"seq", "map", "optional", "sparse_tensor", "opaque"})
+MODEL_KEYS = frozenset(MODEL_KEYWORDS)
+FUNCTION_KEYS = frozenset({"opset_import", "doc_string", "domain", "overload"})
+STRING_KEYS = frozenset({"doc_string", "domain", "overload", "producer_name", "producer_version"})
+"""The header keys whose value is a string literal."""

@@ -136,7 +136,10 @@ def test_an_unknown_format_is_a_value_error(tmp_path: pathlib.Path) -> None:
         serialization.registry.get("yaml")
     with pytest.raises(ValueError, match="Unsupported format"):
         onnxdata.save_tensor(sample(), tmp_path / "t.pb", format="yaml")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="Unsupported format"):
+    # onnxtxt is a format of models, graphs, functions and nodes (as onnx's)
+    with pytest.raises(ValueError, match="Unsupported proto type"), pytest.warns(UserWarning):
+        onnx.load_tensor_from_string(b"", format="onnxtxt")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="Unsupported proto type"), pytest.warns(UserWarning):
         onnxdata.load_tensor_from_string(b"", format="onnxtxt")  # type: ignore[arg-type]
     assert not list(tmp_path.iterdir())
 

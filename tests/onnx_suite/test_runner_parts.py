@@ -80,10 +80,10 @@ def test_an_import_sharing_its_line_is_refused() -> None:
 
 SCOPED = """
 import pytest
-from onnx import checker, helper, parser, TensorProto
+from onnx import checker, helper, reference, TensorProto
 
 def _model():
-    return parser.parse_model("<ir_version: 8> agraph () => () {}")
+    return reference.ReferenceEvaluator(helper.make_model(helper.make_graph([], "g", [], [])))
 
 def _tensor():
     return helper.make_tensor("t", TensorProto.FLOAT, [1], [1.0])
@@ -103,8 +103,8 @@ class TestBase:
         self.model = self.build()
 
     def build(self):
-        g = parser.parse_graph("agraph () => () {}")
-        return helper.make_model(g)
+        g = helper.make_graph([], "g", [], [])
+        return reference.ReferenceEvaluator(helper.make_model(g))
 
     def test_reads_a_tensor(self):
         _tensor()
@@ -132,11 +132,12 @@ def test_scope_follows_what_a_test_runs() -> None:
     found = {v.name: v.excluded_by for v in scope.verdicts(SCOPED)}
     assert found == {
         "test_tensor": "",
-        "test_model_through_a_function": "parse_model",
+        "test_model_through_a_function": "ReferenceEvaluator",
         "test_a_model_built_in_python": "",  # models are in scope: only onnx's C++ is out
-        "TestBase::test_reads_a_tensor": "parse_graph",  # its autouse fixture parses a graph
-        "TestDerived::test_more": "parse_graph",  # inherited
-        "TestDerived::test_reads_a_tensor": "parse_graph",
+        # its autouse fixture runs the reference evaluator
+        "TestBase::test_reads_a_tensor": "ReferenceEvaluator",
+        "TestDerived::test_more": "ReferenceEvaluator",  # inherited
+        "TestDerived::test_reads_a_tensor": "ReferenceEvaluator",
         "TestPlain::test_plain": "",
         "TestPlain::test_onnx_load": "",
         "TestPlain::test_shape_inference": "infer_shapes",
@@ -146,7 +147,8 @@ def test_scope_follows_what_a_test_runs() -> None:
 def test_parameter_ids() -> None:
     assert plugin.parameters("a.py::T::test_x[Path-onnxtxt]") == {"Path", "onnxtxt"}
     assert plugin.parameters("a.py::test_x") == set()
-    assert "onnxtxt" in scope.OUT_OF_SCOPE_PARAMETERS
+    # onnx's textual syntax is in scope now that the parser and printer exist
+    assert "onnxtxt" not in scope.OUT_OF_SCOPE_PARAMETERS
 
 
 FAKE_HELPER_TEST = """
@@ -163,7 +165,7 @@ def test_fails(n):
 
 @pytest.mark.parametrize("fmt", ["protobuf", "onnxtxt"])
 def test_a_format(fmt):
-    assert fmt == "protobuf"
+    assert fmt in ("protobuf", "onnxtxt")
 
 def test_reaches_an_absent_name():
     backend.prepare(None)
@@ -196,6 +198,7 @@ def test_the_runner_reports_each_in_scope_test(tmp_path: Path) -> None:
         "helper_test.py::test_fails[1]": ("failed", "AssertionError: names differ"),
         "helper_test.py::test_fails[2]": ("failed", "AssertionError: names differ"),
         "helper_test.py::test_a_format[protobuf]": ("passed", ""),
+        "helper_test.py::test_a_format[onnxtxt]": ("passed", ""),
         "helper_test.py::test_reaches_an_absent_name": (
             "failed",
             # the class of the helper module copied beside the tests
@@ -205,9 +208,8 @@ def test_the_runner_reports_each_in_scope_test(tmp_path: Path) -> None:
     }
     assert outcome.excluded == (
         ("helper_test.py::test_a_built_model_inferred", "infer_shapes"),
-        ("helper_test.py::test_a_format[onnxtxt]", "onnxtxt"),
     )
-    assert "2 passed, 3 failed, 0 error" in runner.table(outcome)
+    assert "3 passed, 3 failed, 0 error" in runner.table(outcome)
 
 
 def test_sources_of_another_version_are_refused(tmp_path: Path) -> None:

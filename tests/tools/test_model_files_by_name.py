@@ -150,18 +150,34 @@ def test_a_data_message_in_json_is_read_as_the_type_given(
 
 
 @pytest.mark.parametrize("extension", [".onnxtxt", ".onnxtext"])
-def test_onnx_textual_syntax_is_refused_in_one_line(
+def test_onnx_textual_syntax_is_read_as_the_model_it_holds(
     extension: str, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """``show``, ``check`` and ``json`` of a model in onnx's textual syntax say what
+    they say of the same model as onnx's parser reads it, saved as ``.onnx``."""
+    text = onnx.printer.to_text(small_model())
     path = tmp_path / f"m{extension}"
-    path.write_text(onnx.printer.to_text(small_model()))
-    for command in ("show", "check", "json", "raw"):
+    path.write_text(text)
+    binary = tmp_path / "m.onnx"
+    onnx.save(onnx.parser.parse_model(text), binary)
+    for command in ("show", "check", "json"):
+        status, out, err = run(capsys, command, path)
+        expected = run(capsys, command, binary)
+        assert (status, err) == (expected[0], "") == (0, "")
+        assert out.replace(str(path), "M") == expected[1].replace(str(binary), "M")
+    status, out, err = run(capsys, "raw", path)  # raw dumps the wire: there is none
+    assert (status, out) == (2, "") and err.count("\n") == 1
+
+
+def test_a_parse_error_is_one_line_with_its_line_and_column(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.onnxtxt"
+    path.write_text('<ir_version: 8>\ng (float[N] x) => (y) {\n  y = Relu "\x1b[31m" (x)\n}')
+    for command in ("show", "check", "json"):
         status, out, err = run(capsys, command, path)
         assert (status, out) == (2, "")
-        assert err == (
-            f"onnxdata: {path}: is onnx's textual syntax ({extension}), which only onnx's "
-            "parser reads: convert it to .onnx with onnx first\n"
-        )
+        assert err == f"onnxdata: {path}: line 3 column 12: Expected character ( not found.\n"
 
 
 # -- external data files -------------------------------------------------------------
