@@ -80,5 +80,7 @@ def bind(dotted: str, names: list[str]) -> Any:
         try:
             values.append(getattr(found, name))
         except AttributeError:
-            values.append(Absent(f"{where}.{name}"))
+            # as ``from onnx import inliner`` does: a submodule not imported yet
+            sub = module(f"{dotted}.{name}" if dotted else name)
+            values.append(Absent(f"{where}.{name}") if isinstance(sub, Absent) else sub)
     return values[0] if len(values) == 1 else values

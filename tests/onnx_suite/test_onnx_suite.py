@@ -18,7 +18,7 @@ from tests.onnx_suite.runner import SOURCE_VARIABLE, Run, run
 # The tests of onnx 1.23.2 that :mod:`tests.onnx_suite.scope` selects (all but
 # those needing onnx's C++ that onnxdata lacks; the checker's are in), a
 # parametrized case counting once per case.
-IN_SCOPE = 445
+IN_SCOPE = 610
 
 # Tests that onnx's own code skips on this platform or for this format: they
 # are skipped with onnx too.
@@ -32,6 +32,23 @@ DELIBERATE = {
     # onnx accepts 2 int32_data values for 10 INT4 elements; make_tensor and
     # to_array store one value per element, so 5 are needed.
     "checker_test.py::TestChecker::test_check_tensor_packed_subbyte_int32_data",
+    # They expect protobuf's own exception classes (google.protobuf.text_format.ParseError,
+    # google.protobuf.message.DecodeError), which no library without protobuf can raise.
+    "basic_test.py::TestSaveAndLoadFileExtensions::"
+    "test_load_and_save_model_to_path_without_specifying_extension_succeeds",
+    "basic_test.py::TestSaveAndLoadFileExtensions::"
+    "test_load_and_save_model_without_specifying_extension_or_format_defaults_to_protobuf",
+    "basic_test.py::TestSaveAndLoadFileExtensions::test_load_model_uses_format_when_it_is_specified",
+    "basic_test.py::TestSaveAndLoadFileExtensions::test_save_model_uses_format_when_it_is_specified",
+    # They read onnx's prose (OpSchema.doc), which the catalog does not copy.
+    "schema_test.py::TestSchema::test_bitshift_type_constraints",
+    "schema_test.py::TestSchema::test_mod_opset28_schema",
+    "schema_test.py::TestSchema::test_optional_docstrings",
+    # The inliner reaches onnx's C++ that is out of scope through no name the scope
+    # rule sees: the version converter (a function body at another opset), and shape
+    # inference (CastLike's context-dependent body; in scope once inference exists).
+    "inliner_test.py::TestInliner::test_inline_ignores_constant_without_outputs",
+    "inliner_test.py::TestInliner::test_schema_function_inlining",
 }
 
 # The model-level file functions, written on another branch: a test failing for

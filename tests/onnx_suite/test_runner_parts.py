@@ -206,9 +206,7 @@ def test_the_runner_reports_each_in_scope_test(tmp_path: Path) -> None:
             "onnxdata has no onnx.backend.prepare (out of its scope)",
         ),
     }
-    assert outcome.excluded == (
-        ("helper_test.py::test_a_built_model_inferred", "infer_shapes"),
-    )
+    assert outcome.excluded == (("helper_test.py::test_a_built_model_inferred", "infer_shapes"),)
     assert "3 passed, 3 failed, 0 error" in runner.table(outcome)
 
 
