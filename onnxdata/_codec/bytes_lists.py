@@ -3,7 +3,7 @@ bytes-list fast path.
 
 :func:`bytes_list` writes a chunk of entries that are all ``bytes`` with one
 ``%`` formatting call, or their heads and entries in C loops; anything else
-it hands to ``writing.each_bytes``, the general path, which writes one
+it hands to ``writing.each``, the general path, which writes one
 entry at a time.  Both write the same bytes (the tests compare them on the
 general paths, ``ONNXDATA_GENERAL_PATHS``).
 """
@@ -14,7 +14,7 @@ import operator
 
 from .._core.wire import encode_varint
 from .varints import tagged
-from .writing import each_bytes
+from .writing import each, to_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,12 +60,12 @@ def bytes_list(tag: bytes, values: Any, out: Out, start: int = 0) -> int:
     if len(tag) != 1 or n != (
         operator.countOf(types, bytes) if n < 16 else list(types).count(bytes)
     ):
-        return each_bytes(tag, values, out, start)
+        return each(tag, values, to_bytes, out, start)
     lengths = _short_lengths(values)
     if lengths is None:
         if n > 2:
             return _heads_and_entries(tag, values, out)
-        return each_bytes(tag, values, out, start)  # one or two: sooner one at a time
+        return each(tag, values, to_bytes, out, start)  # one or two: sooner one at a time
     made = bytearray((tag + b"\0%b") * n)
     made[1::4] = lengths
     template = bytes(made)  # bytearray's % formats into bytes, then copies the result
