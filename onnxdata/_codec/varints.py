@@ -101,13 +101,8 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
     general = switches.GENERAL_PATHS
     if end - pos >= npvarints.MIN_BYTES and not general:
         np = npvarints.numpy()
-        if np is not None:
-            if end - pos < npvarints.VIEW_BYTES:
-                chunk: bytes | memoryview = bytes(buf[pos:end])
-            else:
-                chunk = memoryview(buf)[pos:end]
-            if npvarints.decode(np, chunk, out):
-                return
+        if np is not None and npvarints.decode(np, bytes(buf[pos:end]), out):
+            return
     if end - pos >= lanes.MIN_BYTES and not general:
         chunk = bytes(buf[pos:end])
         if chunk.isascii():  # all one-byte values: no decoding, and no second copy below
