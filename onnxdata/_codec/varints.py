@@ -178,27 +178,14 @@ def encode_packed(values: Any, lo: int, hi: int, code: str) -> bytes:
 
 def _packed_whole(values: Any, code: str) -> bytes | None:
     """The fast paths of :func:`encode_packed`: an ``array`` of the field's own
-    type by numpy or the lanes; a long list of ints by four C-level passes
-    (types, min, max, bytes or array) instead of a Python loop.  None where
-    none applies, or a value is out of range (the loop names it)."""
-    if isinstance(values, array):
-        if values.typecode == code:
-            if len(values) >= npvarints.MIN_VALUES:
-                np = npvarints.numpy()
-                if np is not None:
-                    return npvarints.encode(np, values, code)
-            if len(values) >= lanes.MIN_VALUES:
-                return lanes.encode(values)
-        return None
-    if len(values) > 16 and type(values) is list and set(map(type, values)) == {int}:
-        if min(values) >= 0 and max(values) < 0x80:
-            return bytes(values)
+    type by numpy or the lanes; None where neither applies."""
+    if isinstance(values, array) and values.typecode == code:
+        if len(values) >= npvarints.MIN_VALUES:
+            np = npvarints.numpy()
+            if np is not None:
+                return npvarints.encode(np, values, code)
         if len(values) >= lanes.MIN_VALUES:
-            try:
-                checked = array(code, values)
-            except OverflowError:
-                return None  # out of range: the loop names the value
-            return lanes.encode(checked)
+            return lanes.encode(values)
     return None
 
 
