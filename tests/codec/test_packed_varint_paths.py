@@ -320,8 +320,8 @@ def test_numpy_decode_short_on_average_with_one_long_varint(
 def test_numpy_decode_four_bytes_on_average(
     longer: int | None, code: str, window: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Between 3 and 4 bytes a varint on average the longest one chooses the
-    lane width: 4-byte words for 4-byte varints, 8-byte ones beside a longer."""
+    """Between 3 and 4 bytes a varint on average, alone or beside longer
+    ones, in windows of several sizes: the loop's values."""
     from onnxdata._codec import npvarints as npvarints
 
     monkeypatch.setattr(npvarints, "WINDOW", window)
