@@ -1,22 +1,31 @@
-"""The code that reads one field, as ``(condition, body)`` branches of a decode loop.
+"""The code of one field, read and written: one table of writers, by field kind.
 
-Two tables keyed by field kind write them.  :data:`GENERAL` writes the
-plain reading of each value: a call of the wire reader, a store, one value
-per tag.  :data:`FAST` writes what a benchmark asked for: lengths and
-varints read inline, runs of one field read in one go predicting the next
-tag, and the specialisations a field's declaration asks for (``runs``, see
-``runs.py`` and ``tails.py``).  Both store the same values and raise the
-same errors: with ``ONNXDATA_GENERAL_PATHS`` set only the general table is
-used, and the tests compare the two on every input they make.
+:data:`FIELDS` maps each field kind to its two writers: ``decode`` writes
+the ``(condition, body)`` branches of a decode loop (``loop.py``), ``encode``
+the block of an encode function (``writers.py``).  Every writer takes the
+same arguments: the message's spec, the field, the mode (decoding: ``copy``;
+encoding: ``plan``), ``fast``, and the generated code's environment.
+
+With ``fast`` false (``ONNXDATA_GENERAL_PATHS`` set) a writer writes the
+plain reading or writing of each value: a call of the wire reader or of a
+check, one value per tag.  With ``fast`` it adds the fast paths of the
+registry (``fastpaths.py``): varints and lengths read inline (the one copy
+of that read is ``_core/inline.py``'s), runs of one field read in one go
+predicting the next tag, tables of pre-encoded tags and values, and the
+specialisations a field's declaration asks for (``runs``, see ``runs.py``
+and ``tails.py``).  Both store and write the same values and raise the same
+errors: the tests compare the two on every input they make.
 """
 
 from __future__ import annotations
 
 import struct
 from array import array
+from typing import NamedTuple
 
 from .._core.blanks import blank_source
 from .._core.codegen import indent
+from .._core.inline import READ_LENGTH, read_varint_inline
 from .._core.schema import (
     BYTES,
     DOUBLE,
@@ -30,10 +39,11 @@ from .._core.schema import (
     UINT64,
     spec_of,
 )
-from .._core.wire import LEN
+from .._core.wire import INT32_MAX, INT32_MIN, LEN
 from .runs import head_fields
-from .small import small_element
 from .tails import TAIL_TEST, chain, int_tag, tail_field
+from .varints import tagged
+from .writing import seen_table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,37 +52,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .._core.schema import FieldSpec, MessageSpec
 
+    # (spec, field, copy or plan, fast, env) -> decode: [(condition, body)]; encode: a block
+    Writer = Callable[[MessageSpec, FieldSpec, bool, bool, dict[str, Any]], Any]
     Blocks = list[tuple[str, str]]
-    Writer = Callable[[MessageSpec, FieldSpec, bool, dict[str, Any]], Blocks]
 
-__all__ = ["FAST", "GENERAL"]
+__all__ = ["FIELDS", "FieldCode", "float32_at", "float32_bits"]
 
 _CONVERT = {INT32: "to_int32(v)", INT64: "to_int64(v)", UINT64: "v", ENUM: "to_int32(v)"}
-
-_READ_VARINT = """\
-v = buf[pos] if pos < end else 0x80
-if v < 0x80:
-    pos += 1
-else:
-    v, pos = read_varint(buf, pos, end)
-    v = {convert}"""
-
-# A length of one or two bytes is read inline (a nested message of 128 bytes to
-# 16 KiB has two); anything else, and every error, is read_length's.
-_READ_LENGTH = """\
-n = buf[pos] if pos < end else 0x80
-if n < 0x80 and n < end - pos:
-    pos += 1
-else:
-    # (a one-byte length too long for what follows is longer still as a two-byte one)
-    m = buf[pos + 1] if pos + 1 < end else 0x80
-    if m < 0x80 and (k := n & 0x7F | m << 7) <= end - pos - 2:
-        n = k
-        pos += 2
-    else:
-        n, pos = read_length(buf, pos, end)"""
-
 _DEPTH = "if depth <= 0:\n    raise depth_error(start)\n"
+_CALL_LENGTH = "n, pos = read_length(buf, pos, end)"
+# The text of a string field: proto2 strings are not checked for UTF-8 by upb,
+# bad bytes become surrogates.
+_TEXT = 'str(buf[pos : pos + n], "utf-8", "surrogateescape")'
 
 
 def _tags(f: FieldSpec) -> tuple[int, int]:
@@ -89,95 +80,45 @@ def _held(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> str:
     return f"(msg.{f.slot} or fill_{f.name}(msg))"
 
 
-# -- the general table -------------------------------------------------------------
+# -- decoding ----------------------------------------------------------------------
 
 
-def _varint(spec: MessageSpec, f: FieldSpec, env: dict[str, Any], read: str, fast: bool) -> Blocks:
-    """A varint field's branches, its value read by ``read``; ``fast`` reads a
-    declared run of unpacked entries (``runs="varints"``) as a whole."""
+def _decode_varint(
+    spec: MessageSpec, f: FieldSpec, copy: bool, fast: bool, env: dict[str, Any]
+) -> Blocks:
+    """A varint field's branches; ``fast`` reads a one-byte value inline, a
+    closed enum's one-byte names without a call, and a declared run of
+    unpacked entries (``runs="varints"``) as a whole."""
     native, packed = _tags(f)
+    convert = _CONVERT[f.kind]
+    general = f"v, pos = read_varint(buf, pos, end)\nv = {convert}"
+    read = read_varint_inline(convert) if fast else general
     if f.kind == ENUM:
         env[f"known_{f.name}"] = f.enum_values
-        test = f"tag == {native} and closed_enum(buf, pos, end, known_{f.name})"
-        return [(test, f"{read}\nmsg.{f.slot} = v")]
+        test = f"closed_enum(buf, pos, end, known_{f.name})"
+        if fast:  # a byte below 0x80 is a whole varint: its being named needs no call
+            env[f"short_{f.name}"] = frozenset(v for v in f.enum_values if 0 <= v < 0x80)
+            test = f"(pos < end and buf[pos] in short_{f.name} or {test})"
+        return [(f"tag == {native} and {test}", f"{read}\nmsg.{f.slot} = v")]
     if not f.repeated:
         return [(f"tag == {native}", f"{read}\nmsg.{f.slot} = v")]
+    code = KINDS[f.kind].typecode
     if f.typecode is not None:  # an array
-        return _packed_array(f, native, packed)
+        into = f"scalars(msg, {f.slot!r}, {code!r})"
+        return [
+            (
+                f"tag == {packed}",
+                f"{_CALL_LENGTH}\ndecode_into_array(buf, pos, pos + n, {into})\npos += n",
+            ),
+            (f"tag == {native}", f"{general}\n{into}.append(v)"),
+        ]
     held = _held(spec, f, env)
     if fast and f.runs == "varints" and native < 0x80 and f.kind != INT32:
         unpacked = f"pos = varint_run(buf, start, pos, end, {held}, {native})"
     else:
         unpacked = f"{read}\n{held}.append(v)"
-    return [(f"tag == {native}", unpacked), _packed_list(f, held, packed)]
-
-
-def _general_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
-    read = f"v, pos = read_varint(buf, pos, end)\nv = {_CONVERT[f.kind]}"
-    return _varint(spec, f, env, read, fast=False)
-
-
-def _general_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
-    native, _ = _tags(f)
-    copy = copy or not f.view  # only a field declared view=True stays a view (schema.field)
-    own = "piece if type(piece) is bytes else bytes(piece)" if copy else "piece"
-    if f.repeated:
-        if not copy:  # entries shorter than 128 bytes are copies in every mode (see short_copied)
-            own = "piece if n >= 128 else bytes(piece)"
-        store = f"{_held(spec, f, env)}.append({own})"
-    else:
-        store = f"msg.{f.slot} = {own}"
-    read = "n, pos = read_length(buf, pos, end)\npiece = buf[pos : pos + n]\n"
-    return [(f"tag == {native}", f"{read}{store}\npos += n")]
-
-
-def _general_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
-    native, _ = _tags(f)
-    read = f"n, pos = read_length(buf, pos, end)\n{_DEPTH}"
-    call = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n"
-    if f.repeated:  # the depth first, as the fast run checks it once for a run
-        read = f"{_DEPTH}n, pos = read_length(buf, pos, end)\n"
-        made = f"sub = new_{f.name}()\n{call}\n{_held(spec, f, env)}.append(sub)"
-    else:
-        made = (
-            f"sub = msg.{f.slot}\nif sub is None:\n    sub = msg.{f.slot} = new_{f.name}()\n{call}"
-        )
-    return [(f"tag == {native}", read + made)]
-
-
-# -- shared by both ----------------------------------------------------------------
-
-
-def _packed_array(f: FieldSpec, native: int, packed: int) -> Blocks:
-    code = f.typecode
-    return [
-        (
-            f"tag == {packed}",
-            "n, pos = read_length(buf, pos, end)\n"
-            f"decode_into_array(buf, pos, pos + n, scalars(msg, {f.slot!r}, {code!r}))\n"
-            "pos += n",
-        ),
-        (
-            f"tag == {native}",
-            "v, pos = read_varint(buf, pos, end)\n"
-            f"scalars(msg, {f.slot!r}, {code!r}).append({_CONVERT[f.kind]})",
-        ),
-    ]
-
-
-def _packed_list(f: FieldSpec, held: str, packed: int) -> tuple[str, str]:
-    if f.kind == INT32:
-        body = (
-            "n, pos = read_length(buf, pos, end)\nvalues = []\n"
-            "decode_into_list(buf, pos, pos + n, values, True)\n"
-            f"{held}.extend(map(to_int32, values))\npos += n"
-        )
-    else:
-        body = (
-            "n, pos = read_length(buf, pos, end)\n"
-            f"decode_into_list(buf, pos, pos + n, {held}, {f.kind != 'uint64'})\npos += n"
-        )
-    return f"tag == {packed}", body
+    whole = f"{_CALL_LENGTH}\ndecode_into_list(buf, pos, pos + n, {held}, {code!r})\npos += n"
+    return [(f"tag == {native}", unpacked), (f"tag == {packed}", whole)]
 
 
 _F32 = struct.Struct("<f")
@@ -209,7 +150,9 @@ def float32_bits(value: float) -> bytes:
     return _U32.pack((double >> 63) << 31 | 0x7F800000 | payload)
 
 
-def _fixed(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+def _decode_fixed(
+    spec: MessageSpec, f: FieldSpec, copy: bool, fast: bool, env: dict[str, Any]
+) -> Blocks:
     native, packed = _tags(f)
     code = KINDS[f.kind].typecode or ""
     size = array(code).itemsize
@@ -234,80 +177,43 @@ def _fixed(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> 
     ]
 
 
-def _string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+def _decode_string(
+    spec: MessageSpec, f: FieldSpec, copy: bool, fast: bool, env: dict[str, Any]
+) -> Blocks:
+    """A string field's branch; ``fast`` reads the length inline, and a repeated
+    field with a one-byte tag (a list of value names) as a run, predicting the next tag."""
     native, _ = _tags(f)
-    made = "string(buf, pos, n)"
-    store = f"{_held(spec, f, env)}.append({made})" if f.repeated else f"msg.{f.slot} = {made}"
-    body = f"n, pos = read_length(buf, pos, end)\n{store}\npos += n"
-    return [(f"tag == {native}", body)]
-
-
-# -- the fast table ----------------------------------------------------------------
-
-
-def _fast_varint(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
-    read = _READ_VARINT.format(convert=_CONVERT[f.kind])
-    if f.kind == ENUM and not f.repeated:
-        return _fast_enum(f, env, read)
-    return _varint(spec, f, env, read, fast=True)
-
-
-def _fast_enum(f: FieldSpec, env: dict[str, Any], read: str) -> Blocks:
-    """A closed enum's branch: a one-byte value the enum names is known without a call.
-
-    A byte below 0x80 is a whole varint, so its being in the set of the known
-    values below 0x80 is the general test's answer; any other value (longer,
-    negative, unnamed) is left to that test.
-    """
-    native, _ = _tags(f)
-    env[f"known_{f.name}"] = f.enum_values
-    env[f"short_{f.name}"] = frozenset(v for v in f.enum_values if 0 <= v < 0x80)
-    test = (
-        f"tag == {native} and (pos < end and buf[pos] in short_{f.name}"
-        f" or closed_enum(buf, pos, end, known_{f.name}))"
-    )
-    return [(test, f"{read}\nmsg.{f.slot} = v")]
-
-
-# The text of a string field, made inline: what ``reading._string`` makes (proto2
-# strings are not checked for UTF-8 by upb; bad bytes become surrogates).
-_TEXT = 'str(buf[pos : pos + n], "utf-8", "surrogateescape")'
-
-
-def _fast_string(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
-    """A string field read inline (length and text, no call); a repeated one with a
-    one-byte tag (a list of value names) read as a run, predicting the next tag."""
-    native, _ = _tags(f)
+    read = READ_LENGTH if fast else _CALL_LENGTH
     if not f.repeated:
-        return [(f"tag == {native}", f"{_READ_LENGTH}\nmsg.{f.slot} = {_TEXT}\npos += n")]
+        return [(f"tag == {native}", f"{read}\nmsg.{f.slot} = {_TEXT}\npos += n")]
     held = _held(spec, f, env)
-    if native >= 0x80:
-        return [(f"tag == {native}", f"{_READ_LENGTH}\n{held}.append({_TEXT})\npos += n")]
-    element = f"{_READ_LENGTH}\nvalues.append({_TEXT})\npos += n"
+    if not fast or native >= 0x80:
+        return [(f"tag == {native}", f"{read}\n{held}.append({_TEXT})\npos += n")]
+    element = f"{read}\nvalues.append({_TEXT})\npos += n"
     return [(f"tag == {native}", f"values = {held}\n{_run(element, native)}")]
 
 
-def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
+def _decode_bytes(
+    spec: MessageSpec, f: FieldSpec, copy: bool, fast: bool, env: dict[str, Any]
+) -> Blocks:
+    """A bytes field's branch; ``fast`` reads a singular field's length inline,
+    and a repeated field with a one-byte tag as a run (``reading.strings``)."""
     native, _ = _tags(f)
     copy = copy or not f.view  # only a field declared view=True stays a view (schema.field)
-    own = "piece" if not copy else "piece if type(piece) is bytes else bytes(piece)"
+    own = "piece if type(piece) is bytes else bytes(piece)" if copy else "piece"
     if not f.repeated:
-        body = f"{_READ_LENGTH}\npiece = buf[pos : pos + n]\nmsg.{f.slot} = {own}\npos += n"
+        read = READ_LENGTH if fast else _CALL_LENGTH
+        body = f"{read}\npiece = buf[pos : pos + n]\nmsg.{f.slot} = {own}\npos += n"
         return [(f"tag == {native}", body)]
     held = _held(spec, f, env)
-    if not copy:  # entries shorter than 128 bytes are copies (see short_copied)
+    if not copy:  # entries shorter than 128 bytes are copies in every mode (see short_copied)
         own = "piece if n >= 128 else bytes(piece)"
-    if native >= 0x80:
-        body = "n, pos = read_length(buf, pos, end)\npiece = buf[pos : pos + n]\n"
-        return [(f"tag == {native}", f"{body}{held}.append({own})\npos += n")]
+    if not fast or native >= 0x80:
+        body = f"{_CALL_LENGTH}\npiece = buf[pos : pos + n]\n{held}.append({own})\npos += n"
+        return [(f"tag == {native}", body)]
     if not copy:
-        return [
-            (
-                f"tag == {native}",
-                f"values = {held}\n"
-                f"pos = strings(buf, pos, end, short_copied(values.append), values, {native})",
-            )
-        ]
+        run = f"pos = strings(buf, pos, end, short_copied(values.append), values, {native})"
+        return [(f"tag == {native}", f"values = {held}\n{run}")]
     # A slice of bytes is already its own copy; a slice of a view is copied.
     return [
         (
@@ -323,19 +229,26 @@ def _fast_bytes(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]
     ]
 
 
-def _blank(f: FieldSpec, env: dict[str, Any]) -> str:
-    """The statements that make an element in ``sub``: written here, not a call
-    of ``new_<field>``, one call less per element."""
-    return "\n".join(blank_source(spec_of(f.message), "sub", env, f"{f.name}_"))
-
-
-def _fast_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, Any]) -> Blocks:
-    if f.repeated:
-        return _fast_messages(spec, f, env)
+def _decode_message(
+    spec: MessageSpec, f: FieldSpec, copy: bool, fast: bool, env: dict[str, Any]
+) -> Blocks:
+    """A message field's branch; ``fast`` reads the length inline, makes the
+    element here (no call of ``new_<field>``), reads a repeated field's run in
+    one go and a tail field's element on in this frame (``tails.py``)."""
     native, _ = _tags(f)
+    call = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n"
+    if f.repeated and fast:
+        return _fast_messages(spec, f, env)
+    if f.repeated:  # the depth first, as the fast run checks it once for a run
+        made = f"sub = new_{f.name}()\n{call}\n{_held(spec, f, env)}.append(sub)"
+        return [(f"tag == {native}", f"{_DEPTH}{_CALL_LENGTH}\n{made}")]
+    if not fast:
+        made = f"sub = msg.{f.slot} = new_{f.name}()"
+        read = f"{_CALL_LENGTH}\n{_DEPTH}sub = msg.{f.slot}\nif sub is None:\n    {made}\n{call}"
+        return [(f"tag == {native}", read)]
     blank = _blank(f, env)
     made = indent(f"{blank}\nmsg.{f.slot} = sub")
-    read = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)\npos += n"
+    read = call
     if f is tail_field(spec):
         # Read on in this frame; down a chain of levels only from an element
         # made here: the chain makes each level anew, so in an element read
@@ -346,7 +259,13 @@ def _fast_message(spec: MessageSpec, f: FieldSpec, copy: bool, env: dict[str, An
         read = f"if sub is None:\n{made}\n{indent(fresh)}\nelse:\n{indent(merged)}"
     else:
         read = f"if sub is None:\n{made}\n{read}"
-    return [(f"tag == {native}", f"{_READ_LENGTH}\n{_DEPTH}sub = msg.{f.slot}\n{read}")]
+    return [(f"tag == {native}", f"{READ_LENGTH}\n{_DEPTH}sub = msg.{f.slot}\n{read}")]
+
+
+def _blank(f: FieldSpec, env: dict[str, Any]) -> str:
+    """The statements that make an element in ``sub``: written here, not a call
+    of ``new_<field>``, one call less per element."""
+    return "\n".join(blank_source(spec_of(f.message), "sub", env, f"{f.name}_"))
 
 
 def _fast_messages(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> Blocks:
@@ -358,13 +277,12 @@ def _fast_messages(spec: MessageSpec, f: FieldSpec, env: dict[str, Any]) -> Bloc
         return [(f"tag == {native}", f"{_DEPTH}pos = {call}")]
     blank = _blank(f, env)
     call = f"decode_{f.name}(buf, pos, pos + n, sub, depth - 1, grown)"
-    made = small_element(f, call) or call
-    element = f"{_READ_LENGTH}\n{blank}\n{made}\nvalues.append(sub)\npos += n"
+    element = f"{READ_LENGTH}\n{blank}\n{call}\nvalues.append(sub)\npos += n"
     if f is tail_field(spec):
         # In a run, ``break``: the next byte is the element's first, not the run's next tag.
         down = indent(chain(spec, f, blank))
         switch = f"    values.append(sub)\n    msg = sub\n    depth -= 1\n{down}\n"
-        element = f"{_READ_LENGTH}\n{blank}\n{TAIL_TEST}\n{switch}" + (
+        element = f"{READ_LENGTH}\n{blank}\n{TAIL_TEST}\n{switch}" + (
             f"    break\n{call}\nvalues.append(sub)\npos += n"
             if one_byte
             else f"else:\n    {call}\n    values.append(sub)\n    pos += n"
@@ -389,23 +307,192 @@ def _run(element: str, native: int) -> str:
     )
 
 
-GENERAL: dict[str, Writer] = {
-    **dict.fromkeys(_CONVERT, _general_varint),
-    FLOAT: _fixed,
-    DOUBLE: _fixed,
-    STRING: _string,
-    BYTES: _general_bytes,
-    MESSAGE: _general_message,
-}
-"""Field kind -> the writer of its general branches."""
+# -- encoding ----------------------------------------------------------------------
 
 
-FAST: dict[str, Writer] = {
-    **dict.fromkeys(_CONVERT, _fast_varint),
-    FLOAT: _fixed,
-    DOUBLE: _fixed,
-    STRING: _fast_string,
-    BYTES: _fast_bytes,
-    MESSAGE: _fast_message,
+def _singular(f: FieldSpec, write: str) -> str:
+    """A singular field: ``write`` where it is set, with its value in ``v``."""
+    return f"if m.{f.slot} is not None:\n    v = m.{f.slot}\n{indent(write)}"
+
+
+def _repeated(f: FieldSpec, container: str, body: str) -> str:
+    """A repeated field, read from its slot (``None``: never used, so empty):
+    its values normalised (see ``writing.items``), then ``body`` if any."""
+    if container == "list":
+        test = "not isinstance(values, list)"
+    elif container == "array":
+        test = "not isinstance(values, array)"
+    else:  # a decode(copy=False) view of a float field is written as it is
+        test = "not isinstance(values, array) and type(values) is not memoryview"
+    return (
+        f"if m.{f.slot} is not None:\n    values = m.{f.slot}\n"
+        f"    if {test}:\n        values = items(values)\n"
+        f"    if values:\n{indent(body, 2)}"
+    )
+
+
+_APPEND = "out.append(b)\nsize += len(b)"
+
+
+def _encode_int(
+    spec: MessageSpec, f: FieldSpec, plan: bool, fast: bool, env: dict[str, Any]
+) -> str:
+    """An integer field's block; ``fast`` with a one-byte tag writes a value
+    below 0x80 from a table of tagged bytes, and remembers short lists."""
+    name = f.name
+    env[f"TAG_{name}"] = f.tag
+    assert f.bounds is not None
+    lo, hi = f.bounds
+    fast = fast and len(f.tag) == 1
+    if f.repeated and f.typecode is not None:  # packed into an array
+        args = f"TAG_{name}, values, {lo}, {hi}, {f.typecode!r}"
+        call = f"out.packed({args})" if plan else f"packed({args}, out)"
+        return _repeated(f, "array", f"size += {call}")
+    if f.repeated:
+        write = f"b = encode_unpacked(TAG_{name}, values, {lo}, {hi})\n{_APPEND}"
+        if fast:  # a shape: short lists of small values are remembered by their bytes
+            env[f"seen_{name}"] = seen_table()
+            write = (
+                "try:\n    key = bytes(values)\n"
+                "except (TypeError, ValueError):\n"
+                '    key = b""  # values are not empty here: b"" says bytes() refused them\n'
+                f"b = seen_{name}.get(key)\n"
+                "if b is None or 0 in key or 1 in key:\n"
+                f"    b = small_unpacked(values, key, seen_{name}, {f.tag[0]}) "
+                f"or encode_unpacked(TAG_{name}, values, {lo}, {hi})\n{_APPEND}"
+            )
+        return _repeated(f, "list", write)
+    write = f"b = TAG_{name} + varint(check_int(v, {lo}, {hi}))\n{_APPEND}"
+    if fast:
+        env[f"TAGGED_{name}"] = tagged(f.tag)
+        write = (
+            f"if type(v) in INTS and 0 <= v < 0x80:\n"
+            f"    out.append(TAGGED_{name}[v])\n    size += 2\n"
+            f"else:\n{indent(write)}"
+        )
+    return _singular(f, write)
+
+
+def _encode_enum(
+    spec: MessageSpec, f: FieldSpec, plan: bool, fast: bool, env: dict[str, Any]
+) -> str:
+    env[f"TAG_{f.name}"] = f.tag
+    env[f"KNOWN_{f.name}"] = f.enum_values
+    write = (
+        f"v = check_int(v, {INT32_MIN}, {INT32_MAX})\n"
+        f"if v not in KNOWN_{f.name}:  # proto2 enums are closed\n    raise enum_error(v)\n"
+        f"b = TAG_{f.name} + varint(v)\n{_APPEND}"
+    )
+    return _singular(f, write)
+
+
+def _encode_fixed(
+    spec: MessageSpec, f: FieldSpec, plan: bool, fast: bool, env: dict[str, Any]
+) -> str:
+    env[f"TAG_{f.name}"] = f.tag
+    code = "f" if f.kind == FLOAT else "d"
+    if f.repeated and not f.packed:
+        write = f"size += unpacked_floats(TAG_{f.name}, values, {code!r}, out)"
+        return _repeated(f, "floats", write)
+    if f.repeated:
+        write = f"size += length_delimited(TAG_{f.name}, floats(values, {code!r}), out)"
+        return _repeated(f, "floats", write)
+    return _singular(f, f"b = TAG_{f.name} + to_float(v, {code!r})\n{_APPEND}")
+
+
+def _encode_string(
+    spec: MessageSpec, f: FieldSpec, plan: bool, fast: bool, env: dict[str, Any]
+) -> str:
+    env[f"TAG_{f.name}"] = f.tag
+    if f.repeated:
+        return _repeated(f, "list", f"size += each(TAG_{f.name}, values, to_str, out)")
+    return _singular(f, f"size += length_delimited(TAG_{f.name}, to_str(v), out)")
+
+
+def _encode_bytes(
+    spec: MessageSpec, f: FieldSpec, plan: bool, fast: bool, env: dict[str, Any]
+) -> str:
+    """A bytes field's block; ``fast`` writes a repeated one a chunk of entries
+    at a time (``bytes_lists.py``), a short singular one after a tabled head."""
+    name = f.name
+    env[f"TAG_{name}"] = f.tag
+    if f.repeated:
+        if fast:
+            return _repeated(f, "list", f"size += bytes_list(TAG_{name}, values, out)")
+        return _repeated(f, "list", f"size += each(TAG_{name}, values, to_bytes, out)")
+    write = f"size += length_delimited(TAG_{name}, to_bytes(v), out)"
+    if fast and len(f.tag) == 1:
+        env[f"TAGGED_{name}"] = tagged(f.tag)
+        write = (
+            "if type(v) is bytes and len(v) < 0x80:\n"
+            f"    out.append(TAGGED_{name}[len(v)])\n    out.append(v)\n"
+            f"    size += 2 + len(v)\nelse:\n{indent(write)}"
+        )
+    return _singular(f, write)
+
+
+def _encode_message(
+    spec: MessageSpec, f: FieldSpec, plan: bool, fast: bool, env: dict[str, Any]
+) -> str:
+    """A message field's block; ``fast`` writes a repeated one's loop out here
+    (one call less per element: nested messages pay it per level)."""
+    name = f.name
+    env[f"TAG_{name}"] = f.tag
+    env[f"CLS_{name}"] = f.message
+    if not f.repeated:
+        if plan:
+            return _singular(f, f"size += out.sub(TAG_{name}, v, CLS_{name}, depth)")
+        write = f"size += sub(TAG_{name}, v, CLS_{name}, encode_{name}, out, depth)"
+        return _singular(f, write)
+    if plan:
+        return _repeated(f, "list", f"size += out.subs(TAG_{name}, values, CLS_{name}, depth)")
+    if not fast:
+        call = f"each_sub(TAG_{name}, values, CLS_{name}, encode_{name}, out, depth)"
+        return _repeated(f, "list", f"size += {call}")
+    env[f"HEADS_{name}"] = tagged(f.tag)
+    env[f"SHORT_{name}"] = len(f.tag) + 1
+    body = (
+        "e = None\n"
+        "try:\n"
+        "    for e in values:\n"
+        f"        if type(e) is not CLS_{name} or depth <= 0:\n"
+        f"            check_sub(e, CLS_{name}, depth)  # a subclass passes\n"
+        "        slot = len(out)\n"
+        '        out.append(b"")\n'
+        f"        n = encode_{name}(e, out, depth - 1)\n"
+        "        if n < 0x80:\n"
+        f"            out[slot] = HEADS_{name}[n]\n"
+        f"            size += SHORT_{name} + n\n"
+        "        else:\n"
+        f"            b = TAG_{name} + varint(n)\n"
+        "            out[slot] = b\n"
+        "            size += len(b) + n\n"
+        "except EncodeError as err:\n"
+        "    err.within(position(values, e))\n"
+        "    raise"
+    )
+    return _repeated(f, "list", body)
+
+
+class FieldCode(NamedTuple):
+    """A field kind's two writers."""
+
+    decode: Writer
+    encode: Writer
+
+
+_INT = FieldCode(_decode_varint, _encode_int)
+_FIXED = FieldCode(_decode_fixed, _encode_fixed)
+
+FIELDS: dict[str, FieldCode] = {
+    INT32: _INT,
+    INT64: _INT,
+    UINT64: _INT,
+    ENUM: FieldCode(_decode_varint, _encode_enum),
+    FLOAT: _FIXED,
+    DOUBLE: _FIXED,
+    STRING: FieldCode(_decode_string, _encode_string),
+    BYTES: FieldCode(_decode_bytes, _encode_bytes),
+    MESSAGE: FieldCode(_decode_message, _encode_message),
 }
-"""Field kind -> the writer of its fast branches."""
+"""Field kind -> its writers: the one table of the decoder's and the encoder's generators."""

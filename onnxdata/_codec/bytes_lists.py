@@ -2,8 +2,8 @@
 bytes-list fast path.
 
 :func:`bytes_list` writes a chunk of entries that are all ``bytes`` with one
-``%`` formatting call, or their heads and entries in C loops; anything else
-it hands to ``writing.each_bytes``, the general path, which writes one
+``%`` formatting call when all are shorter than 128; anything else
+it hands to ``writing.each``, the general path, which writes one
 entry at a time.  Both write the same bytes (the tests compare them on the
 general paths, ``ONNXDATA_GENERAL_PATHS``).
 """
@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import operator
 
-from .._core.wire import encode_varint
-from .varints import tagged
-from .writing import each_bytes
+from .writing import each, to_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     Out = list[Any]
 
-__all__ = ["BYTES_CHUNK", "HEADS_MAX", "bytes_list", "remembered_heads"]
+__all__ = ["BYTES_CHUNK", "bytes_list"]
 
 
 # bytes_list writes this many entries at a time: the temporaries of one chunk
@@ -40,11 +38,9 @@ def bytes_list(tag: bytes, values: Any, out: Out, start: int = 0) -> int:
     All shorter than 128 (the usual case): one ``%`` formatting call, from a
     template of four bytes per entry (the tag, the length, ``%b``) made with
     one strided store of the lengths.  No head object is made per entry, and
-    the final join gets one piece instead of two per entry.  Some longer:
-    :func:`_heads_and_entries` (``%`` would grow its result many times over a
-    template that much shorter than it).  Entries of other types
-    (``bytearray``, a subclass, a wrong one) are written one at a time, an
-    error naming the ``start`` + ``i``-th entry.
+    the final join gets one piece instead of two per entry.  Entries of other
+    types (``bytearray``, a subclass, a wrong one) or lengths, are written one
+    at a time, an error naming the ``start`` + ``i``-th entry.
     """
     n = len(values)
     if n > BYTES_CHUNK:
@@ -60,12 +56,10 @@ def bytes_list(tag: bytes, values: Any, out: Out, start: int = 0) -> int:
     if len(tag) != 1 or n != (
         operator.countOf(types, bytes) if n < 16 else list(types).count(bytes)
     ):
-        return each_bytes(tag, values, out, start)
+        return each(tag, values, to_bytes, out, start)
     lengths = _short_lengths(values)
-    if lengths is None:
-        if n > 2:
-            return _heads_and_entries(tag, values, out)
-        return each_bytes(tag, values, out, start)  # one or two: sooner one at a time
+    if lengths is None:  # some of 128 bytes or more: ``%`` would grow its result many times
+        return each(tag, values, to_bytes, out, start)
     made = bytearray((tag + b"\0%b") * n)
     made[1::4] = lengths
     template = bytes(made)  # bytearray's % formats into bytes, then copies the result
@@ -75,52 +69,6 @@ def bytes_list(tag: bytes, values: Any, out: Out, start: int = 0) -> int:
         b = template % tuple(values)
     out.append(b)
     return len(b)
-
-
-def _heads_and_entries(tag: bytes, values: list[bytes], out: Out) -> int:
-    """Each entry's head and the entry itself (``bytes`` of any length) appended, in C loops."""
-    lengths = list(map(len, values))
-    found = list(map(_heads(tag).__getitem__, lengths))
-    chunks: list[bytes] = [b""] * (2 * len(values))
-    chunks[0::2] = found
-    chunks[1::2] = values
-    out.extend(chunks)
-    return sum(map(len, found)) + sum(lengths)
-
-
-class _Heads(dict[int, bytes]):
-    """A tag and a length's varint, by length: each made as first asked for."""
-
-    __slots__ = ("tag",)
-
-    def __init__(self, tag: bytes) -> None:
-        super().__init__(enumerate(tagged(tag)))
-        self.tag = tag
-
-    def __missing__(self, length: int) -> bytes:
-        head = self[length] = self.tag + encode_varint(length)
-        return head
-
-
-# Each field's heads, kept across calls (a field's entries have few distinct
-# lengths); made anew past HEADS_MAX, so that a field of ever new lengths
-# cannot grow them without bound.
-HEADS_MAX = 4096
-_HEADS: dict[bytes, _Heads] = {}
-
-
-def _heads(tag: bytes) -> _Heads:
-    """The heads of a bytes field of tag ``tag`` (one byte)."""
-    found = _HEADS.get(tag)
-    if found is None or len(found) > HEADS_MAX:
-        found = _HEADS[tag] = _Heads(tag)
-    return found
-
-
-def remembered_heads() -> list[int]:
-    """How many heads each repeated bytes field keeps: past ``HEADS_MAX``, only
-    until its next call."""
-    return [len(found) for found in _HEADS.values()]
 
 
 def _short_lengths(values: Any) -> bytearray | None:

@@ -17,8 +17,11 @@ tests, ``docs/architecture.md`` and a maintainer read.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .._core.schema import BYTES, ENUM, INT32, INT64, MESSAGE, STRING, UINT64
-from . import blocks, runs, small, tails, varints, writers
+from . import runs, tails, varints
+from .blocks import FIELDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,42 +38,27 @@ ENCODE = "encode"
 _INTS = (INT32, INT64, UINT64)
 
 
-class FastPath:
+class FastPath(NamedTuple):
     """One fast path: what asks for it, what writes it, what it must equal.
 
     ``option`` is the declaration option that asks for it (``field(...,
     runs="tail")``), or ``""`` when every field of ``kinds`` takes it.
-    ``takes(spec, f)`` says whether field ``f`` of message ``spec`` takes it;
+    ``takes(spec, f)`` says whether field ``f`` of message ``spec`` takes it.
+    ``generator`` writes it; ``general`` is the general path it must equal,
+    ``None`` where that is the same writer with ``fast`` off (``blocks.py``).
     ``marks`` are pieces of text only its generated code holds (none for a
     path that changes only the order of the branches, or that is no
     generated code).
     """
 
-    __slots__ = ("general", "generator", "kinds", "marks", "option", "side", "takes", "title")
-
-    def __init__(
-        self,
-        title: str,
-        *,
-        side: str,
-        option: str,
-        generator: Callable[..., Any],
-        general: Callable[..., Any],
-        takes: Callable[[MessageSpec, FieldSpec], bool],
-        kinds: tuple[str, ...] = (),
-        marks: tuple[str, ...] = (),
-    ) -> None:
-        self.title = title
-        self.side = side
-        self.option = option
-        self.generator = generator
-        self.general = general
-        self.takes = takes
-        self.kinds = kinds
-        self.marks = marks
-
-    def __repr__(self) -> str:
-        return f"FastPath({self.title!r}, {self.side}, option={self.option!r})"
+    title: str
+    side: str
+    option: str
+    generator: Callable[..., Any]
+    takes: Callable[[MessageSpec, FieldSpec], bool]
+    general: Callable[..., Any] | None = None
+    kinds: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()
 
 
 def _one_byte(f: FieldSpec) -> bool:
@@ -83,16 +71,14 @@ PATHS: tuple[FastPath, ...] = (
         "tested first",
         side=DECODE,
         option="first=True",
-        generator=blocks.FAST[INT64],  # only the order of the branches changes
-        general=blocks.GENERAL[INT64],
+        generator=FIELDS[INT64].decode,  # only the order of the branches changes
         takes=lambda spec, f: f.first,
     ),
     FastPath(
         "tested last",
         side=DECODE,
         option="last=True",
-        generator=blocks.FAST[STRING],
-        general=blocks.GENERAL[STRING],
+        generator=FIELDS[STRING].decode,
         takes=lambda spec, f: f.last,
     ),
     FastPath(
@@ -100,7 +86,7 @@ PATHS: tuple[FastPath, ...] = (
         side=DECODE,
         option='runs="varints"',
         generator=runs.varint_run,
-        general=blocks.GENERAL[INT64],
+        general=FIELDS[INT64].decode,
         takes=lambda spec, f: f.runs == "varints",
         marks=("varint_run(",),
     ),
@@ -109,7 +95,7 @@ PATHS: tuple[FastPath, ...] = (
         side=DECODE,
         option='runs="tail"',
         generator=tails.chain,
-        general=blocks.GENERAL[MESSAGE],
+        general=FIELDS[MESSAGE].decode,
         takes=lambda spec, f: f.runs == "tail",
         marks=("msg = sub", "while end - pos > 3"),
     ),
@@ -118,27 +104,16 @@ PATHS: tuple[FastPath, ...] = (
         side=DECODE,
         option="runs=(fields...)",
         generator=runs.head_runner,
-        general=blocks.GENERAL[MESSAGE],
+        general=FIELDS[MESSAGE].decode,
         takes=lambda spec, f: isinstance(f.runs, tuple),
         marks=("pos = run_",),
     ),
-    FastPath(
-        "small elements made inline",
-        side=DECODE,
-        option='runs="small"',
-        generator=small.small_element,
-        general=blocks.GENERAL[MESSAGE],
-        takes=lambda spec, f: f.runs == "small",
-        marks=("if n == 2 and buf[pos] == ",),
-    ),
-    # -- by kind: every field of the kind ---------------------------------------
     FastPath(
         "one-byte varints inline",
         side=DECODE,
         option="",
         kinds=(*_INTS, ENUM),
-        generator=blocks.FAST[INT64],
-        general=blocks.GENERAL[INT64],
+        generator=FIELDS[INT64].decode,
         takes=lambda spec, f: f.kind in (*_INTS, ENUM) and not (f.repeated and f.typecode),
         marks=("if v < 0x80",),
     ),
@@ -147,8 +122,7 @@ PATHS: tuple[FastPath, ...] = (
         side=DECODE,
         option="",
         kinds=(ENUM,),
-        generator=blocks.FAST[ENUM],
-        general=blocks.GENERAL[ENUM],
+        generator=FIELDS[ENUM].decode,
         takes=lambda spec, f: f.kind == ENUM,
         marks=("in short_",),
     ),
@@ -157,28 +131,36 @@ PATHS: tuple[FastPath, ...] = (
         side=DECODE,
         option="",
         kinds=(STRING,),
-        generator=blocks.FAST[STRING],
-        general=blocks.GENERAL[STRING],
+        generator=FIELDS[STRING].decode,
         takes=lambda spec, f: f.kind == STRING,
-        marks=('str(buf[pos : pos + n], "utf-8", "surrogateescape")', "if n < 0x80"),
+        marks=("if n < 0x80",),
+    ),
+    FastPath(
+        "lengths inline, sub-messages made inline",
+        side=DECODE,
+        option="",
+        kinds=(BYTES, MESSAGE),
+        generator=FIELDS[MESSAGE].decode,
+        takes=lambda spec, f: (
+            f.kind in (BYTES, MESSAGE) and not (f.repeated and (f.kind == BYTES or _one_byte(f)))
+        ),
+        marks=("if n < 0x80",),
     ),
     FastPath(
         "runs of bytes entries (short ones through the unpickler)",
         side=DECODE,
         option="",
         kinds=(BYTES,),
-        generator=blocks.FAST[BYTES],
-        general=blocks.GENERAL[BYTES],
+        generator=FIELDS[BYTES].decode,
         takes=lambda spec, f: f.kind == BYTES and f.repeated and _one_byte(f),
         marks=("= strings(",),
     ),
     FastPath(
-        "sub-messages: lengths inline, runs of elements",
+        "sub-messages: runs of elements",
         side=DECODE,
         option="",
         kinds=(MESSAGE,),
-        generator=blocks.FAST[MESSAGE],
-        general=blocks.GENERAL[MESSAGE],
+        generator=FIELDS[MESSAGE].decode,
         takes=lambda spec, f: f.kind == MESSAGE and f.repeated and _one_byte(f),
         marks=("while True:\n" + " " * 20,),  # a run's loop, inside a branch
     ),
@@ -188,7 +170,7 @@ PATHS: tuple[FastPath, ...] = (
         option="",
         kinds=_INTS,
         generator=varints.decode_into_array,  # takes them unless the switch is set
-        general=varints.decode_into_list,
+        general=varints.read_each,
         takes=lambda spec, f: f.kind in _INTS and f.repeated,
     ),
     # -- the encoder --------------------------------------------------------------
@@ -197,8 +179,7 @@ PATHS: tuple[FastPath, ...] = (
         side=ENCODE,
         option="",
         kinds=_INTS,
-        generator=writers.FAST[INT64],
-        general=writers.GENERAL[INT64],
+        generator=FIELDS[INT64].encode,
         takes=lambda spec, f: f.kind in _INTS and not f.repeated and _one_byte(f),
         marks=("TAGGED_", "INTS"),
     ),
@@ -207,20 +188,27 @@ PATHS: tuple[FastPath, ...] = (
         side=ENCODE,
         option="",
         kinds=_INTS,
-        generator=writers.FAST[INT64],
-        general=writers.GENERAL[INT64],
+        generator=FIELDS[INT64].encode,
         takes=lambda spec, f: (
             f.kind in _INTS and f.repeated and f.typecode is None and _one_byte(f)
         ),
         marks=("seen_", "small_unpacked("),
     ),
     FastPath(
+        "short bytes values after a head from a table",
+        side=ENCODE,
+        option="",
+        kinds=(BYTES,),
+        generator=FIELDS[BYTES].encode,
+        takes=lambda spec, f: f.kind == BYTES and not f.repeated and _one_byte(f),
+        marks=("len(v) < 0x80",),
+    ),
+    FastPath(
         "bytes entries a chunk at a time",
         side=ENCODE,
         option="",
         kinds=(BYTES,),
-        generator=writers.FAST[BYTES],
-        general=writers.GENERAL[BYTES],
+        generator=FIELDS[BYTES].encode,
         takes=lambda spec, f: f.kind == BYTES and f.repeated,
         marks=("bytes_list(",),
     ),
@@ -229,8 +217,7 @@ PATHS: tuple[FastPath, ...] = (
         side=ENCODE,
         option="",
         kinds=(MESSAGE,),
-        generator=writers.FAST[MESSAGE],
-        general=writers.GENERAL[MESSAGE],
+        generator=FIELDS[MESSAGE].encode,
         takes=lambda spec, f: f.kind == MESSAGE and f.repeated,
         marks=("HEADS_",),
     ),

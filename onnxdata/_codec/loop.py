@@ -13,9 +13,9 @@ Two decoders are made per message, one per mode:
   (see ``Message.decode``); every other ``bytes`` value is a copy.
 
 The mode is part of the generated code, not state looked up while decoding.
-So is the choice of paths: each field's branches come from ``blocks.FAST``,
-or from ``blocks.GENERAL`` when ``switches.GENERAL_PATHS`` is set as the
-decoder is generated.  Decoders are kept per mode and per switch state
+So is the choice of paths: each field's branches come from its kind's
+writer in ``blocks.FIELDS``, fast unless ``switches.GENERAL_PATHS`` is set
+as the decoder is generated.  Decoders are kept per mode and per switch state
 (:data:`CODECS`), so flipping the switch picks the other set; :func:`clear`
 forgets them all (after a declaration changed, in a test).
 """
@@ -28,7 +28,7 @@ from .._core import switches
 from .._core.blanks import blank_maker
 from .._core.codegen import Emitter
 from .._core.schema import MessageSpec, spec_of
-from . import blocks
+from .blocks import FIELDS
 from .reading import GLOBALS
 from .runs import head_fields, head_runner, varint_run
 from .tails import TAIL_LOCATED, TAIL_PROLOGUE, TAIL_STRAY, tail_field, tail_path
@@ -181,11 +181,10 @@ def _branches(spec: MessageSpec, copy: bool, general: bool, emit: Emitter) -> No
     def rank(f: FieldSpec) -> tuple[int, int]:
         return (1 if general else (0 if f.first else 2 if f.last else 1), f.number)
 
-    table = blocks.GENERAL if general else blocks.FAST
     keyword = "if"
     for f in sorted(spec.fields, key=rank):
         with emit.labelled(f.number):
-            for condition, body in table[f.kind](spec, f, copy, emit.env):
+            for condition, body in FIELDS[f.kind].decode(spec, f, copy, not general, emit.env):
                 with emit.block(f"{keyword} {condition}:  # {f.name}"):
                     emit(body)
                     # A oneof member read unsets the others, as protobuf's parser does.

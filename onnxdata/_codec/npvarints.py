@@ -30,9 +30,6 @@ def numpy() -> Any:
 
 # encode() works in slices of this many values, so temporaries stay a few megabytes.
 SLICE = 1 << 16
-# Payloads of this size and more are read where they lie, not copied: below
-# it a copy and ``bytes.isascii`` cost less than numpy's look at a view.
-VIEW_BYTES = 1 << 16
 # decode() works on this many payload bytes at a time, so its temporaries (8
 # bytes per payload byte at most) stay small: with megabytes of them glibc
 # gives memory back and takes it again, and a large payload's decoding (its
@@ -78,12 +75,8 @@ def _lane(np: Any, size: int) -> _Lane:
     return lane
 
 
-def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
-    """Append the varints of a packed payload to the ``array`` ``out``.
-
-    ``chunk`` is the payload: a copy, or (from ``VIEW_BYTES`` on) a
-    ``memoryview`` of it in the message's bytes, which spares a large
-    payload's copy and its memory for two numpy calls more.
+def decode(np: Any, chunk: bytes, out: Any) -> bool:
+    """Append the varints of a packed payload (a copy) to the ``array`` ``out``.
 
     ``out`` holds 64-bit values (``"q"``/``"Q"``) or 32-bit ones (the low 32
     bits of each value, as upb keeps for ``int32``).  A payload with a bad
@@ -93,11 +86,7 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
 
     Work is per value, not per byte: each varint's first bytes are read as
     one little-endian word, the bytes of the following varints are masked
-    off, and the 7-bit groups are packed together by bit-lane steps.  Where
-    no varint is longer than 4 bytes, 4-byte words and two steps do: they
-    are tried first after a window that needed no more, or where varints
-    are 3 bytes long or less on average; up to 4 bytes on average, the
-    lengths choose.
+    off, and the 7-bit groups are packed together by bit-lane steps.
 
     Varints of one length in a row (sorted values: a sparse tensor's
     indices, which ONNX requires sorted, are a run of each length) skip
@@ -105,115 +94,27 @@ def decode(np: Any, chunk: bytes | memoryview, out: Any) -> bool:
     """
     a = np.frombuffer(chunk, np.uint8)
     item = np.dtype(f"=u{out.itemsize}")
-    # One-byte values only (BOOL, small ints): they are the bytes.
-    if chunk.isascii() if type(chunk) is bytes else _ascii(np, a):
+    if chunk.isascii():  # one-byte values only (BOOL, small ints): they are the bytes
         out.frombytes(memoryview(a.astype(item)).cast("B"))
         return True
-    if len(out) or len(a) <= 4 * WINDOW:  # one window (see _decode_window), or a second payload
-        return _decode_windows(np, chunk, a, item, _Appended(out))
-    # Several windows: ``out`` is made its final size first (from the count
-    # of varint ends) and each window's values are written into it.  Grown a
-    # window at a time, it was reallocated every window, and whether the
-    # allocator reused that memory or gave it back and faulted it in again,
-    # call after call, depended on the program's other allocations.
-    count = 0
-    for lo in range(0, len(a), 4 * WINDOW):
-        count += int(np.count_nonzero(np.less(a[lo : lo + 4 * WINDOW], 0x80)))
-    if not count:
-        return False
-    out.append(0)
-    out *= count
-    filled = _Filled(np.frombuffer(out, item))
-    done = _decode_windows(np, chunk, a, item, filled) and filled.at == count
-    del filled  # its view of ``out``'s buffer, which would keep ``out`` from shrinking
-    if not done:
-        del out[:]
-    return done
-
-
-def _decode_windows(
-    np: Any, chunk: bytes | memoryview, a: Any, item: Any, sink: _Appended | _Filled
-) -> bool:
-    """Decode ``a`` a window at a time into ``sink``; False on a bad varint,
-    the sink's values undone."""
+    size0 = len(out)
     lo = 0
-    size = 8  # the lane width of the last window: 4 is tried first
     try:
         while lo < len(a):
-            used, size = _decode_window(np, chunk, a, lo, item, sink, size)
-            lo += used
+            lo += _decode_window(np, chunk, a, lo, item, out)
     except _BadVarintError:
-        sink.undo()
+        del out[size0:]
         return False
     return True
-
-
-class _Appended:
-    """Where a window's values go: appended to the ``array`` ``out``."""
-
-    def __init__(self, out: Any) -> None:
-        self.out = out
-        self.size0 = len(out)
-
-    def room(self, count: int) -> None:
-        """Where to write ``count`` values: a new array (None)."""
-        return None
-
-    def took(self, values: Any) -> None:
-        self.out.frombytes(memoryview(values).cast("B"))
-
-    def undo(self) -> None:
-        """``out`` as it was."""
-        del self.out[self.size0 :]
-
-
-class _Filled:
-    """Where a window's values go: the next items of ``view``, a numpy view
-    of an ``array`` made its final size; ``at`` counts those written."""
-
-    def __init__(self, view: Any) -> None:
-        self.view = view
-        self.at = 0
-
-    def room(self, count: int) -> Any:
-        """The next ``count`` items of ``view``; a bad varint if fewer are left
-        (the count of varint ends said otherwise: never, for a good payload)."""
-        if self.at + count > len(self.view):
-            raise _BadVarintError
-        self.at += count
-        return self.view[self.at - count : self.at]
-
-    def took(self, values: Any) -> None:
-        """Nothing: the values were written in place."""
-
-    def undo(self) -> None:
-        """Nothing: the caller empties the array once this view is gone."""
-
-
-def _ascii(np: Any, a: Any) -> bool:
-    """Whether no byte of ``a`` has its bit 7 set.  numpy's maximum of the
-    first bytes decides most payloads of longer varints without a pass over
-    the whole."""
-    return not len(a) or (
-        int(np.maximum.reduce(a[:64])) < 0x80 and int(np.maximum.reduce(a)) < 0x80
-    )
 
 
 class _BadVarintError(Exception):
     """A varint of the payload is cut off or too long: the caller's loop says which."""
 
 
-def _decode_window(
-    np: Any,
-    chunk: bytes | memoryview,
-    a: Any,
-    lo: int,
-    item: Any,
-    sink: _Appended | _Filled,
-    size: int,
-) -> tuple[int, int]:
-    """Append the varints that end in a window of ``a`` from ``lo``; their
-    byte count and lane width.  The window is the rest of the payload when
+def _decode_window(np: Any, chunk: bytes, a: Any, lo: int, item: Any, out: Any) -> int:
+    """Append the varints that end in a window of ``a`` from ``lo`` to ``out``;
+    their byte count.  The window is the rest of the payload when
     less than two windows are left, and the whole of a payload of up to 4
     windows (a few megabytes of temporaries, where each window costs a
     fixed number of numpy calls), else ``WINDOW`` bytes."""
@@ -221,11 +122,11 @@ def _decode_window(
     window = a[lo:] if rest < 2 * WINDOW or len(a) <= 4 * WINDOW else a[lo : lo + WINDOW]
     run = _last_run(np, chunk, lo, len(window))
     if run is None:
-        return _decode_mixed(np, chunk, a, lo, window, item, sink, size)
+        return _decode_mixed(np, chunk, a, lo, window, item, out)
     if run.start:  # ends with a varint's last byte: its byte count is run.start
-        _decode_mixed(np, chunk, a, lo, window[: run.start], item, sink, size)
-    sink.took(_compact(np, run.x, run.t, item, sink.room(len(run.x))))
-    return run.start + len(run.x) * run.length, run.x.itemsize
+        _decode_mixed(np, chunk, a, lo, window[: run.start], item, out)
+    out.frombytes(memoryview(_compact(np, run.x, run.t, item)).cast("B"))
+    return run.start + len(run.x) * run.length
 
 
 # A window this long or longer is looked at for a run of one varint length.
@@ -250,7 +151,7 @@ class _Run(NamedTuple):
     t: Any
 
 
-def _last_run(np: Any, chunk: bytes | memoryview, lo: int, n: int) -> _Run | None:
+def _last_run(np: Any, chunk: bytes, lo: int, n: int) -> _Run | None:
     """The run of varints of one length ``k`` (at most 8) that ends with the
     last varint ending in the window ``chunk[lo : lo + n]``, if it holds its
     last ``PROBE_ROWS`` varints (or is the window's whole); else None.
@@ -313,7 +214,7 @@ _ROW_MASKS = {
 }
 
 
-def _row_words(np: Any, chunk: bytes | memoryview, end: int, m: int, k: int, dtype: Any) -> Any:
+def _row_words(np: Any, chunk: bytes, end: int, m: int, k: int, dtype: Any) -> Any:
     """The words of the ``m`` rows of ``k`` bytes that end at ``chunk[end]``,
     one at each row's first byte; the last rows' words from a zero-padded
     copy of the payload's end where they run past it."""
@@ -328,16 +229,7 @@ def _row_words(np: Any, chunk: bytes | memoryview, end: int, m: int, k: int, dty
     return words
 
 
-def _decode_mixed(
-    np: Any,
-    chunk: bytes | memoryview,
-    a: Any,
-    lo: int,
-    window: Any,
-    item: Any,
-    sink: _Appended | _Filled,
-    size: int,
-) -> tuple[int, int]:
+def _decode_mixed(np: Any, chunk: bytes, a: Any, lo: int, window: Any, item: Any, out: Any) -> int:
     """:func:`_decode_window` where varints of any length mix: each one's start found."""
     # Each varint's start, and the end of the last one: True before the first
     # byte and after each byte without a continuation bit.
@@ -349,30 +241,19 @@ def _decode_mixed(
         raise _BadVarintError
     used = int(bounds[-1])
     starts = bounds[:-1]
-    # After a window of 4-byte lanes, or with 3 bytes a varint or fewer on
-    # average, 4-byte words are tried: they do if every one holds a last
-    # byte.  Up to 4 bytes on average, the longest varint says.
-    short = size == 4 or used <= 3 * len(starts)
-    if not short and used <= 4 * len(starts):
-        short = int(np.maximum.reduce(np.subtract(bounds[1:], starts))) <= 4
-    x = t = long = None
-    if short:
-        x, t, long = _own_words(np, chunk, lo, used, starts, 4)
-    if x is None:
-        x, t, long = _own_words(np, chunk, lo, used, starts, 8)
-    size = x.itemsize
-    values = _compact(np, x, t, item, sink.room(len(x)))
+    x, t, long = _own_words(np, chunk, lo, used, starts)
+    values = _compact(np, x, t, item)
     if long is not None:  # bits 56-63, but for int32 only the check of the 10th bytes
         _add_top_bits(np, a, lo, starts.take(long), long, values if item.itemsize == 8 else None)
     # The words array goes back first: ``out`` grows into memory just used.
     del t
-    sink.took(values)
-    return used, size
+    out.frombytes(memoryview(values).cast("B"))
+    return used
 
 
-def _compact(np: Any, x: Any, t: Any, item: Any, into: Any) -> Any:
+def _compact(np: Any, x: Any, t: Any, item: Any) -> Any:
     """The values of words ``x`` that hold only their varint's 7-bit groups,
-    as ``item``, written into ``into`` if given; ``t`` is scratch space like ``x``."""
+    as ``item``; ``t`` is scratch space like ``x``."""
     lane = _lane(np, x.itemsize)
     for low, times in lane.steps:
         np.bitwise_and(x, low, out=t)
@@ -381,21 +262,16 @@ def _compact(np: Any, x: Any, t: Any, item: Any, into: Any) -> Any:
         x += t
     # The last shift writes ``out``'s width: int32 keeps the low 32 bits,
     # 4-byte lanes widen for int64/uint64.
-    values = into
-    if values is None:
-        values = x if x.dtype == item else np.empty(len(x), item)
+    values = x if x.dtype == item else np.empty(len(x), item)
     np.right_shift(x, lane.scale, out=values, casting="unsafe")
     return values
 
 
-def _own_words(
-    np: Any, chunk: bytes | memoryview, lo: int, used: int, starts: Any, size: int
-) -> tuple[Any, Any, Any]:
-    """The ``size``-byte words at ``starts``, holding only their varint's
-    7-bit groups, a scratch array like them, and the indices of the varints
-    longer than the words (``None`` if none is); with 4-byte words, three
-    ``None`` when a varint is longer."""
-    lane = _lane(np, size)
+def _own_words(np: Any, chunk: bytes, lo: int, used: int, starts: Any) -> tuple[Any, Any, Any]:
+    """The 8-byte words at ``starts``, holding only their varint's 7-bit
+    groups, a scratch array like them, and the indices of the varints longer
+    than 8 bytes (``None`` if none is)."""
+    lane = _lane(np, 8)
     # The word at every byte (rows of one byte), made contiguous once: take()
     # from a strided array makes a whole contiguous copy on every call.
     words = _row_words(np, chunk, lo + used, used, 1, lane.dtype)
@@ -409,8 +285,6 @@ def _own_words(
     c &= lane.top
     long = None
     if np.count_nonzero(c) < len(c):  # some varint is longer than the word
-        if size == 4:
-            return None, None, None
         long = (c == 0).nonzero()[0]
     c -= lane.one
     c &= lane.sevens

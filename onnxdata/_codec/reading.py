@@ -64,11 +64,6 @@ def _unknown(msg: Any, chunks: list[Any], grown: list[Any]) -> None:
     kept += b"".join(chunks)
 
 
-def _string(buf: Buf, pos: int, n: int) -> str:
-    # proto2 strings are not checked for UTF-8 by upb; keep bad bytes as surrogates.
-    return str(buf[pos : pos + n], "utf-8", "surrogateescape")
-
-
 def _depth_error(pos: int) -> DecodeError:
     return DecodeError(f"nesting deeper than {MAX_DEPTH} messages at offset {pos}", pos)
 
@@ -208,7 +203,6 @@ GLOBALS: dict[str, Any] = {
     "unknown_fields": _unknown,
     "locate": _locate,
     "stray": _stray,
-    "string": _string,
     "depth_error": _depth_error,
     "fixed_error": _fixed_error,
     "closed_enum": known_enum_value,

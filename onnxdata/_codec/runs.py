@@ -18,7 +18,8 @@ import re
 from array import array
 
 from .._core.blanks import blank_maker
-from .._core.codegen import Emitter
+from .._core.codegen import Emitter, indent
+from .._core.inline import READ_LENGTH
 from .._core.schema import BYTES, ENUM, MESSAGE, MessageSpec, spec_of
 from .._core.wire import Buf, encode_varint, read_length, read_varint, to_int64
 from .varints import decode_into_array
@@ -108,11 +109,7 @@ def run(buf, pos, end, elements, depth, grown, tag):
     {names} = HEADLESS
     append = elements.append
     while True:
-        n = buf[pos] if pos < end else 0x80
-        if n < 0x80 and n < end - pos:
-            pos += 1
-        else:
-            n, pos = read_length(buf, pos, end)
+{read_length}
         if n == whole and buf[pos : pos + hn] == head:
             raw = buf[pos + hn : pos + n]{own}
             sub = made({made})
@@ -153,6 +150,7 @@ def head_runner(
     emit = Emitter()
     emit(
         _RUNNER.format(
+            read_length=indent(READ_LENGTH, 2),
             names=", ".join(names),
             own="\n            if type(raw) is not bytes:\n                raw = bytes(raw)"
             if copy

@@ -25,22 +25,9 @@ from .._core import switches
 from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
 from .._core.kinds import integer
 from .._core.schema import INT32_TYPECODE, INT64_TYPECODE
-from .._core.wire import (
-    HI14,
-    HI28,
-    HI56,
-    INT64_MAX,
-    LO14,
-    LO28,
-    LO56,
-    LOW56,
-    MASK64,
-    SEVENS,
-    Buf,
-    encode_varint,
-    to_int32,
-)
+from .._core.wire import Buf, read_varint, to_int32, to_int64
 from . import lanes, npvarints
+from .writing import varint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,81 +40,69 @@ __all__ = [
     "element_error",
     "encode_packed",
     "encode_unpacked",
+    "read_each",
     "tagged",
 ]
 
 
-# Bytes below 0x80 end a varint: this table maps them to 0, so find(b"\0") finds ends.
-_ENDS = bytes(0 if i < 0x80 else 1 for i in range(256))
-_ONE_BYTE = [bytes((v,)) for v in range(0x80)]
+def decode_into_list(buf: Buf, pos: int, end: int, out: list[int], code: str) -> None:
+    """Append the varints of ``buf[pos:end]`` to the list ``out``, as the
+    ``array`` typecode ``code`` (int32, int64 or uint64) holds them.
+
+    Raises:
+        DecodeError: as :func:`decode_into_array`.
+    """
+    values = array(code)
+    decode_into_array(buf, pos, end, values)
+    out.extend(values)
 
 
-def decode_into_list(buf: Buf, pos: int, end: int, out: list[int], signed: bool) -> None:
-    """Append the varints of ``buf[pos:end]`` to ``out`` (a list), as int64 or uint64.
-
-    The payload is often all one-byte values (shapes, small ints); that case is
-    one ``isascii`` test and one ``extend``, with no Python loop.  Otherwise a
-    one-byte value is appended at once, and a longer one is found with one
-    C-level ``find`` and assembled by ``int.from_bytes`` and bit masks.
+def read_each(buf: Buf, pos: int, end: int, code: str) -> list[int]:
+    """The varints of ``buf[pos:end]`` one at a time: the general path, and
+    the one that names the first bad varint for the other two.
 
     Raises:
         DecodeError: a varint runs past ``end`` or is longer than 10 bytes.
     """
-    chunk = bytes(buf[pos:end])
-    if chunk.isascii():
-        out.extend(chunk)
-        return
-    base = pos
-    ends = chunk.translate(_ENDS)
-    find = ends.find
-    from_bytes = int.from_bytes
-    append = out.append
-    i = 0
-    n = len(chunk)
-    while i < n:
-        b = chunk[i]
-        if b < 0x80:
-            append(b)
-            i += 1
-            continue
-        j = find(b"\0", i) + 1
-        if j == 0:
-            at = base + i
-            raise DecodeError(
-                f"packed varint at offset {at} runs past the end of the packed field "
-                f"({n - i} byte{'s' if n - i != 1 else ''} left)",
-                at,
-            )
-        if j - i > 10:
-            raise DecodeError(f"varint at offset {base + i} is longer than 10 bytes", base + i)
-        x = from_bytes(chunk[i:j], "little") & SEVENS
-        x = (x & LO14) | ((x & HI14) >> 1)
-        x = (x & LO28) | ((x & HI28) >> 2)
-        x = (x & LO56) | ((x & HI56) >> 4)
-        x = ((x & LOW56) | ((x >> 64) << 56)) & MASK64  # upb drops bits past the 64th
-        if signed and x > INT64_MAX:
-            x -= 1 << 64
-        append(x)
-        i = j
+    values: list[int] = []
+    append = values.append
+    while pos < end:
+        v = buf[pos]
+        if v < 0x80:
+            pos += 1
+        else:
+            try:
+                v, pos = read_varint(buf, pos, end)
+            except DecodeError:
+                if end - pos >= 10:  # longer than 10 bytes: read_varint's words
+                    raise
+                n = end - pos
+                raise DecodeError(
+                    f"packed varint at offset {pos} runs past the end of the packed field "
+                    f"({n} byte{'s' if n != 1 else ''} left)",
+                    pos,
+                ) from None
+            if code == INT32_TYPECODE:
+                v = to_int32(v)
+            elif code == INT64_TYPECODE:
+                v = to_int64(v)
+        append(v)
+    return values
 
 
 def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
     """Append the packed payload ``buf[pos:end]`` to ``out``, an int32/int64/uint64 ``array``.
 
     Raises:
-        DecodeError: as :func:`decode_into_list`, at the first bad varint.
+        DecodeError: a varint runs past ``end`` or is longer than 10 bytes (the
+            first bad one, named by :func:`read_each`).
     """
     code = out.typecode
     general = switches.GENERAL_PATHS
     if end - pos >= npvarints.MIN_BYTES and not general:
         np = npvarints.numpy()
-        if np is not None:
-            if end - pos < npvarints.VIEW_BYTES:
-                chunk: bytes | memoryview = bytes(buf[pos:end])
-            else:
-                chunk = memoryview(buf)[pos:end]
-            if npvarints.decode(np, chunk, out):
-                return
+        if np is not None and npvarints.decode(np, bytes(buf[pos:end]), out):
+            return
     if end - pos >= lanes.MIN_BYTES and not general:
         chunk = bytes(buf[pos:end])
         if chunk.isascii():  # all one-byte values: no decoding, and no second copy below
@@ -137,11 +112,7 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
         # loop below names the error.
         if chunk[-1] < 0x80 and lanes.decode(chunk, out):
             return
-    values: list[int] = []
-    decode_into_list(buf, pos, end, values, code == INT64_TYPECODE)
-    if code == INT32_TYPECODE:
-        values = [to_int32(v) if v > 0x7FFF_FFFF else v for v in values]
-    out.fromlist(values)
+    out.fromlist(read_each(buf, pos, end, code))
 
 
 # -- encoding -------------------------------------------------------------------
@@ -198,40 +169,23 @@ def encode_packed(values: Any, lo: int, hi: int, code: str) -> bytes:
         values = values.tolist()  # other typecodes are checked like any list
     chunks: list[bytes] = []
     append = chunks.append
-    one = _ONE_BYTE
     for v in values:
         if type(v) is not int or v < lo or v > hi:
             v = element_error(values, v, lo, hi)
-        if 0 <= v < 0x80:
-            append(one[v])
-            continue
-        append(encode_varint(v if v >= 0 else v + (1 << 64)))
+        append(varint(v))
     return b"".join(chunks)
 
 
 def _packed_whole(values: Any, code: str) -> bytes | None:
     """The fast paths of :func:`encode_packed`: an ``array`` of the field's own
-    type by numpy or the lanes; a long list of ints by four C-level passes
-    (types, min, max, bytes or array) instead of a Python loop.  None where
-    none applies, or a value is out of range (the loop names it)."""
-    if isinstance(values, array):
-        if values.typecode == code:
-            if len(values) >= npvarints.MIN_VALUES:
-                np = npvarints.numpy()
-                if np is not None:
-                    return npvarints.encode(np, values, code)
-            if len(values) >= lanes.MIN_VALUES:
-                return lanes.encode(values)
-        return None
-    if len(values) > 16 and type(values) is list and set(map(type, values)) == {int}:
-        if min(values) >= 0 and max(values) < 0x80:
-            return bytes(values)
+    type by numpy or the lanes; None where neither applies."""
+    if isinstance(values, array) and values.typecode == code:
+        if len(values) >= npvarints.MIN_VALUES:
+            np = npvarints.numpy()
+            if np is not None:
+                return npvarints.encode(np, values, code)
         if len(values) >= lanes.MIN_VALUES:
-            try:
-                checked = array(code, values)
-            except OverflowError:
-                return None  # out of range: the loop names the value
-            return lanes.encode(checked)
+            return lanes.encode(values)
     return None
 
 
@@ -242,7 +196,7 @@ def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
         EncodeError: an element is not an integer in ``lo..hi``, named by its index.
     """
     if switches.GENERAL_PATHS:  # each value checked and written by itself
-        return b"".join([tag + _varint(element_error(values, v, lo, hi)) for v in values])
+        return b"".join([tag + varint(element_error(values, v, lo, hi)) for v in values])
     if (
         len(tag) == 1
         and len(values) >= lanes.MIN_VALUES
@@ -266,16 +220,10 @@ def encode_unpacked(tag: bytes, values: Any, lo: int, hi: int) -> bytes:
                 append(table[v])
                 continue
             if lo <= v <= hi:
-                append(tag + encode_varint(v if v >= 0 else v + (1 << 64)))
+                append(tag + varint(v))
                 continue
-        v = element_error(values, v, lo, hi)
-        append(tag + encode_varint(v if v >= 0 else v + (1 << 64)))
+        append(tag + varint(element_error(values, v, lo, hi)))
     return b"".join(chunks)
-
-
-def _varint(v: int) -> bytes:
-    """A checked integer's varint; negatives as 10-byte two's complement."""
-    return encode_varint(v if v >= 0 else v + (1 << 64))
 
 
 _TAGGED: dict[bytes, list[bytes]] = {}

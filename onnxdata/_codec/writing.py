@@ -23,8 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "SEEN_MAX",
     "attach",
-    "each_bytes",
-    "each_string",
+    "each",
     "enum_error",
     "items",
     "length_delimited",
@@ -107,24 +106,17 @@ def length_delimited(tag: bytes, payload: Any, out: Out) -> int:
     return len(head) + len(payload)
 
 
-def each_bytes(tag: bytes, values: Any, out: Out, start: int = 0) -> int:
-    """Entries one at a time; an error names entry ``start`` + its index in ``values``."""
+def each(tag: bytes, values: Any, convert: Any, out: Out, start: int = 0) -> int:
+    """A repeated string or bytes field's entries one at a time, each made by
+    ``convert`` (:func:`to_str`, :func:`to_bytes`).
+
+    Raises:
+        EncodeError: ``convert``'s, naming entry ``start`` + its index in ``values``.
+    """
     size = 0
     for i, v in enumerate(values, start):
         try:
-            size += length_delimited(tag, to_bytes(v), out)
-        except EncodeError as err:
-            err.within(f"[{i}]")
-            raise
-    return size
-
-
-def each_string(tag: bytes, values: Any, out: Out) -> int:
-    """A repeated string field; an error names the entry by its index."""
-    size = 0
-    for i, v in enumerate(values):
-        try:
-            size += length_delimited(tag, to_str(v), out)
+            size += length_delimited(tag, convert(v), out)
         except EncodeError as err:
             err.within(f"[{i}]")
             raise

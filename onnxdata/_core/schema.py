@@ -572,9 +572,7 @@ def field(
     a field rarely set); ``runs`` says how its values come in runs:
     ``"varints"`` (long runs of unpacked integers), ``"tail"`` (a field of
     the message's own type whose last element ends the message: nested
-    lists), ``"small"`` (a repeated message whose elements usually hold one
-    small integer or short string: a tensor shape's dimensions), or a tuple
-    of the element's field names (elements that repeat the bytes of these
+    lists), or a tuple of the element's field names (elements that repeat the bytes of these
     fields, the last a ``bytes`` payload).
 
     ``view=True`` (a ``bytes`` field only) lets ``decode(copy=False)`` leave

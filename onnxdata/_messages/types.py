@@ -39,7 +39,6 @@ class TensorShapeProto(Message):
         "message",
         message="TensorShapeProto.Dimension",
         default_factory=REPEATED,
-        runs="small",  # most dimensions are one short value or name
     )
     unknown_fields: bytes = unknown(default=b"")
 

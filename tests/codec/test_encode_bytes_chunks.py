@@ -1,10 +1,9 @@
 """A repeated bytes field written a chunk of entries at a time (``bytes_lists.bytes_list``).
 
-Each chunk of ``BYTES_CHUNK`` entries takes one of three ways: all ``bytes``
-shorter than 128 (one ``%`` formatting call), all ``bytes`` but some longer
-(a head per length, from a cache bounded by ``HEADS_MAX``), or another type
-among them (one entry at a time).  These tests shrink the chunk so that
-every mix of the three meets every boundary, and compare the bytes with
+Each chunk of ``BYTES_CHUNK`` entries takes one of two ways: all ``bytes``
+shorter than 128 (one ``%`` formatting call), or some longer or of another
+type (one entry at a time).  These tests shrink the chunk so that every mix
+of the two meets every boundary, and compare the bytes with
 upb's and the errors' entry numbers with the whole field's.
 """
 
@@ -65,7 +64,7 @@ _entries = st.lists(
 @settings(max_examples=ms.scaled(1.0))
 @given(entries=_entries, chunk=st.sampled_from([1, 2, 3, 5, 8, 64, 8192]))
 def test_every_mix_of_chunks_writes_upbs_bytes(entries: list[Any], chunk: int) -> None:
-    with _set(BYTES_CHUNK=chunk, HEADS_MAX=130):
+    with _set(BYTES_CHUNK=chunk):
         t = TensorProto(dims=[len(entries)], data_type=8, string_data=entries)
         data = t.encode()
         assert data == _expected(entries)
@@ -109,18 +108,6 @@ def test_a_long_field_in_default_chunks() -> None:
     file = io.BytesIO()
     t.encode_to(file)
     assert file.getvalue() == t.encode()
-
-
-@pytest.mark.usefixtures("fast_paths")
-def test_the_heads_kept_are_bounded() -> None:
-    """Each call's new lengths are kept; past HEADS_MAX, the next call starts anew."""
-    with _set(HEADS_MAX=300):
-        for call in range(40):
-            lengths = range(1000 + 100 * call, 1100 + 100 * call)  # 100 new lengths a call
-            entries = [b"z" * n for n in lengths]
-            t = TensorProto(dims=[len(entries)], data_type=8, string_data=entries)
-            assert t.encode() == _expected(entries)
-            assert max(_bytes_lists.remembered_heads()) <= 300 + 100
 
 
 def test_encode_to_passes_long_entries_without_copying() -> None:

@@ -30,7 +30,8 @@ from onnxdata import (
     SparseTensorProto,
     TensorProto,
 )
-from onnxdata._codec import blocks, decode, encode, fastpaths, lanes, npvarints, writers
+from onnxdata._codec import decode, encode, fastpaths, lanes, npvarints
+from onnxdata._codec.blocks import FIELDS
 from onnxdata._core import switches
 from onnxdata._core.schema import spec_of
 from tests.fuzz import mutate
@@ -266,18 +267,20 @@ def sources(cls: type, side: str) -> str:
 
 
 def test_every_fast_path_is_registered() -> None:
-    # Every field a declaration option asks a fast path for, and every kind
-    # whose fast writer is not its general one, is taken by a registered path.
+    # Every field a declaration option asks a fast path for, and every field
+    # whose writer writes other code when fast, is taken by a registered path.
     declared = [p for p in fastpaths.PATHS if p.option]
     for cls in ALL_MESSAGE_TYPES:
         spec = spec_of(cls)
         for f in spec.fields:
             if f.first or f.last or f.runs:
                 assert any(p.takes(spec, f) for p in declared), (spec.name, f.name)
-    for side, tables in [(fastpaths.DECODE, blocks), (fastpaths.ENCODE, writers)]:
-        kinds = {k for k, made in tables.FAST.items() if made is not tables.GENERAL[k]}
-        named = {k for p in fastpaths.PATHS if p.side == side for k in p.kinds}
-        assert kinds <= named, (side, kinds - named)
+            code = FIELDS[f.kind]
+            for side, write in [(fastpaths.DECODE, code.decode), (fastpaths.ENCODE, code.encode)]:
+                for mode in (False, True):
+                    if write(spec, f, mode, True, {}) != write(spec, f, mode, False, {}):
+                        paths = [p for p in fastpaths.PATHS if p.side == side]
+                        assert any(p.takes(spec, f) for p in paths), (side, spec.name, f.name)
 
 
 @pytest.mark.parametrize("path", fastpaths.PATHS, ids=lambda p: p.title)
@@ -343,8 +346,7 @@ def _alike(element: Any) -> st.SearchStrategy[list[Any]]:
 def _declared_shapes(f: Any) -> list[tuple[str, ...]]:
     """The sets of fields an element of ``f`` holds alone in the forms its
     declaration reads as a whole: the head and payload of ``runs=(...)``; for
-    ``runs="tail"``, the integer fields numbered before ``f`` and ``f``; for
-    ``runs="small"``, any one scalar field."""
+    ``runs="tail"``, the integer fields numbered before ``f`` and ``f``."""
     if isinstance(f.runs, tuple):
         return [f.runs]
     element = spec_of(f.message)
@@ -352,8 +354,6 @@ def _declared_shapes(f: Any) -> list[tuple[str, ...]]:
         ints = ("int32", "int64", "uint64")
         head = [g.name for g in element.fields if g.number < f.number and g.kind in ints]
         return [(*head, f.name)]
-    if f.runs == "small":
-        return [(g.name,) for g in element.fields if g.kind != "message" and not g.repeated]
     return []
 
 

@@ -1,9 +1,8 @@
 """The model messages' fast paths agree with the general ones, and with upb.
 
-Three fast paths serve graphs: strings read inline, a repeated string field
-(a node's inputs and outputs) read as a run; a closed enum's one-byte value
-known without a call (``AttributeProto.type``); and the small elements of a
-field declared ``runs="small"`` (a shape's dimensions) made inline.  Here:
+Two fast paths serve graphs: strings read inline, a repeated string field
+(a node's inputs and outputs) read as a run; and a closed enum's one-byte
+value known without a call (``AttributeProto.type``).  Here:
 only the fast sources hold them (the text of every path of the registry,
 ``_codec/fastpaths.py``, that a field of a model message takes); byte
 tables of each form and its edge cases (two-byte lengths and values, bad
@@ -51,12 +50,9 @@ TAKEN = [
 
 
 def test_the_registry_names_the_paths_of_graphs() -> None:
-    # Strings inline and in runs, closed enums, small elements: each taken here.
+    # Strings inline and in runs, closed enums: each taken here.
     names = {path.title for _, path in TAKEN}
     assert {"strings inline, runs of strings", "closed enums' one-byte values"} <= names
-    assert (TensorShapeProto, "small elements made inline") in {
-        (cls, path.title) for cls, path in TAKEN
-    }
 
 
 def _general(monkeypatch: pytest.MonkeyPatch, on: bool) -> None:

@@ -379,11 +379,9 @@ def varint_path(kind: str) -> Iterator[None]:
     code (_codec/lanes.py) so even a one-value payload takes it; ``"loop"`` hides
     numpy and turns the block code off, leaving the per-value loops;
     ``"numpy"`` lowers the size thresholds so even a two-value payload takes
-    the vectorised path, reading the payload as a view of the message's bytes
-    (as from ``VIEW_BYTES`` on; ``"default"`` copies smaller ones); ``"default"``
-    changes nothing.
+    the vectorised path; ``"default"`` changes nothing.
     """
-    saved = (npvarints.MIN_BYTES, npvarints.MIN_VALUES, npvarints.numpy, npvarints.VIEW_BYTES)
+    saved = (npvarints.MIN_BYTES, npvarints.MIN_VALUES, npvarints.numpy)
     saved_lanes = (lanes.MIN_BYTES, lanes.MIN_VALUES)
     try:
         if kind in ("python", "loop"):
@@ -393,8 +391,7 @@ def varint_path(kind: str) -> Iterator[None]:
         elif kind == "numpy":
             npvarints.MIN_BYTES = 1
             npvarints.MIN_VALUES = 1
-            npvarints.VIEW_BYTES = 1
         yield
     finally:
-        (npvarints.MIN_BYTES, npvarints.MIN_VALUES, npvarints.numpy, npvarints.VIEW_BYTES) = saved  # type: ignore[assignment]
+        (npvarints.MIN_BYTES, npvarints.MIN_VALUES, npvarints.numpy) = saved  # type: ignore[assignment]
         lanes.MIN_BYTES, lanes.MIN_VALUES = saved_lanes

@@ -1,0 +1,46 @@
+"""The wire cursor's one-byte fast path, as source for generated code.
+
+``wire.py`` reads a varint or a length with a call; a generated loop reads
+the usual one (one byte, or a length of two) inline first, and calls
+``wire.py`` for everything longer or bad, so that every error is worded
+there.  The statements here are that inline read, written once: every
+generator that reads a varint or a length inline takes them from here.
+They read ``buf`` from ``pos`` up to ``end`` and leave the value in ``v``
+(a varint) or ``n`` (a length), ``pos`` after it; the names
+``read_varint`` and ``read_length`` must be bound to ``wire.py``'s readers.
+"""
+
+from __future__ import annotations
+
+__all__ = ["READ_LENGTH", "read_varint_inline"]
+
+
+def read_varint_inline(convert: str = "v") -> str:
+    """Read a varint into ``v``: a byte below 0x80 is the value itself, any
+    other varint ``read_varint``'s, converted by the expression ``convert`` of ``v``
+    (a one-byte value is the same in every integer kind)."""
+    return (
+        "v = buf[pos] if pos < end else 0x80\n"
+        "if v < 0x80:\n"
+        "    pos += 1\n"
+        "else:\n"
+        "    v, pos = read_varint(buf, pos, end)\n"
+        f"    v = {convert}"
+    )
+
+
+# A length of one or two bytes is read inline (a nested message of 128 bytes to
+# 16 KiB has two); anything else, and every error, is read_length's.
+READ_LENGTH = """\
+n = buf[pos] if pos < end else 0x80
+if n < 0x80 and n < end - pos:
+    pos += 1
+else:
+    # (a one-byte length too long for what follows is longer still as a two-byte one)
+    m = buf[pos + 1] if pos + 1 < end else 0x80
+    if m < 0x80 and (k := n & 0x7F | m << 7) <= end - pos - 2:
+        n = k
+        pos += 2
+    else:
+        n, pos = read_length(buf, pos, end)"""
+"""Read a length into ``n``, checked against ``end`` as ``read_length`` checks it."""
