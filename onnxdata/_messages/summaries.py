@@ -13,7 +13,9 @@ Each function is onnx's, character for character, quirks included: a name is
 put between quotes as it is (no escaping: ``GraphProto('a'b')``), the
 operator sets print as a dict (a domain imported twice shows its last
 version), an empty field is left out, except a model's ``ir_version`` and
-``graph``, printed even when unset (a protobuf message is always true).
+``graph``, printed even when unset (a protobuf message is always true); a
+string that is not UTF-8 prints as the ``bytes`` protobuf reads it as
+(``GraphProto('b'\\xff'')``, see ``_as_read``).
 Fields are read through the Python API, as onnx reads them: an unset field
 gives its default and nothing is set by reading it.  A field holding a value
 protobuf could not hold (assigned, for ``encode()`` to refuse) may make a
@@ -30,9 +32,29 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["function_summary", "graph_summary", "model_summary"]
 
 
+def _as_read(text: Any) -> Any:
+    """A string field as protobuf reads it: ``bytes`` when it is not UTF-8.
+
+    onnxdata reads such a field as the bytes escaped (``surrogateescape``:
+    ``'a\\udcff'``), protobuf's binding as the raw ``bytes`` (``b'a\\xff'``), which
+    onnx's summary then prints; a string that not even the escape makes bytes
+    of (a lone surrogate given by a caller, which ``encode()`` refuses) is left
+    as it is.
+    """
+    if type(text) is str and not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            try:
+                return text.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:
+                return text
+    return text
+
+
 def _opsets(protos: Any) -> str:
     """onnx's ``_operator_set_protos_repr``: ``{'': 19, 'ai.onnx.ml': 3}``."""
-    return repr({proto.domain: proto.version for proto in protos})
+    return repr({_as_read(proto.domain): proto.version for proto in protos})
 
 
 def _count(values: Any, noun: str) -> str:
@@ -48,7 +70,7 @@ def _names(values: Any) -> str:
     list's repr; ``TypeError`` for a value that is no container."""
     if not isinstance(values, list):
         raise TypeError(f"not a repeated field: {type(values).__name__}")
-    return repr(list(values))
+    return repr([_as_read(value) for value in values])
 
 
 def model_summary(model: Any) -> str:
@@ -61,11 +83,11 @@ def model_summary(model: Any) -> str:
     if model.opset_import:
         parts.append(f"opset_import={_opsets(model.opset_import)}")
     if model.domain:
-        parts.append(f"domain='{model.domain}'")
+        parts.append(f"domain='{_as_read(model.domain)}'")
     if model.producer_name:
-        parts.append(f"producer_name='{model.producer_name}'")
+        parts.append(f"producer_name='{_as_read(model.producer_name)}'")
     if model.producer_version:
-        parts.append(f"producer_version='{model.producer_version}'")
+        parts.append(f"producer_version='{_as_read(model.producer_version)}'")
     parts.append(f"graph={model.graph!r}")
     if model.functions:
         parts.append(f"functions={_count(model.functions, 'functions')}")
@@ -78,7 +100,7 @@ def graph_summary(graph: Any) -> str:
     Raises:
         TypeError: a field holds a value protobuf could not hold (see the module).
     """
-    parts = [f"'{graph.name}'"]
+    parts = [f"'{_as_read(graph.name)}'"]
     if graph.input:
         parts.append(f"input={_count(graph.input, 'inputs')}")
     if graph.output:
@@ -101,11 +123,11 @@ def function_summary(function: Any) -> str:
     Raises:
         TypeError: a field holds a value protobuf could not hold (see the module).
     """
-    parts = [f"'{function.name}'"]
+    parts = [f"'{_as_read(function.name)}'"]
     if function.domain:
-        parts.append(f"domain='{function.domain}'")
+        parts.append(f"domain='{_as_read(function.domain)}'")
     if function.overload:
-        parts.append(f"overload='{function.overload}'")
+        parts.append(f"overload='{_as_read(function.overload)}'")
     if function.opset_import:
         parts.append(f"opset_import={_opsets(function.opset_import)}")
     if function.input:
