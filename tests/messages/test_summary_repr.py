@@ -214,11 +214,14 @@ def test_onnxs_function_repr() -> None:
 def test_empty_messages(cls: type) -> None:
     message = cls()
     text = assert_onnxs_repr(message)
-    assert text == {
-        ModelProto: "ModelProto(ir_version=0, graph=GraphProto(''))",
-        GraphProto: "GraphProto('')",
-        FunctionProto: "FunctionProto('')",
-    }[cls]
+    assert (
+        text
+        == {
+            ModelProto: "ModelProto(ir_version=0, graph=GraphProto(''))",
+            GraphProto: "GraphProto('')",
+            FunctionProto: "FunctionProto('')",
+        }[cls]
+    )
     # Reading every field for the repr sets none (the unset graph included).
     assert message.ListFields() == [] and message.encode() == b""
 
@@ -233,7 +236,7 @@ def test_fields_set_to_their_defaults_are_left_out_as_onnx_leaves_them() -> None
 
 
 def test_names_are_printed_as_they_are() -> None:
-    graph = GraphProto(name="it's\n{a}\t\"名\"")
+    graph = GraphProto(name='it\'s\n{a}\t"名"')
     assert assert_onnxs_repr(graph) == "GraphProto('it's\n{a}\t\"名\"')"
     raw = b"a\xff".decode("utf-8", "surrogateescape")  # read from bytes that are not UTF-8
     function = FunctionProto(name=raw, domain=raw, attribute=[raw, "b"])
@@ -267,7 +270,9 @@ def test_large_counts() -> None:
 
 def test_every_other_message_keeps_the_dataclass_repr() -> None:
     assert repr(NodeProto(name="n")) == "NodeProto(name='n')"
-    assert repr(OperatorSetIdProto(domain="", version=1)) == "OperatorSetIdProto(domain='', version=1)"
+    assert (
+        repr(OperatorSetIdProto(domain="", version=1)) == "OperatorSetIdProto(domain='', version=1)"
+    )
     # a summarized message inside one prints its summary
     training = TrainingInfoProto(algorithm=GraphProto(name="g", node=[NodeProto()]))
     assert repr(training) == "TrainingInfoProto(algorithm=GraphProto('g', node=<1 nodes>))"
