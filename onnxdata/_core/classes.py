@@ -47,7 +47,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
     _T = TypeVar("_T", bound=type)
 
-__all__ = ["UNSET_ARGUMENT", "MessageType", "message", "unset_fields"]
+__all__ = ["SUMMARY_HOOK", "UNSET_ARGUMENT", "MessageType", "message", "unset_fields"]
+
+SUMMARY_HOOK = "_REPR"
+"""A declaration's own ``repr``: ``_REPR: ClassVar[Callable[[Any], str]] = summary``.
+
+A function of the message giving its whole repr, for the messages whose repr
+onnx replaces with a summary (``_messages/summaries.py``).  ``message`` takes it
+out of the class, so it is no attribute (no method, not in ``dir()``); the
+class's ``__repr__`` calls it under the guard against a message that holds
+itself, and falls back to the dataclass repr when it raises ``TypeError``.
+"""
 
 UNSET_ARGUMENT = "_unset"
 """The hidden ``InitVar`` through which ``dataclasses.replace`` keeps unset fields unset."""
@@ -116,6 +126,7 @@ else:
             specs.append(value)
         namespace.pop("__dict__", None)
         namespace.pop("__weakref__", None)
+        summary = namespace.pop(SUMMARY_HOOK, None)
         namespace["__qualname__"] = cls.__qualname__
         namespace["__slots__"] = (*(spec.slot for spec in specs), "unknown_fields")
         namespace["__match_args__"] = ()
@@ -134,7 +145,7 @@ else:
         spec = MessageSpec(built, tuple(specs))
         built._SPEC = spec
         built.__init__ = _make_init(spec)
-        built.__repr__ = _make_repr(spec)
+        built.__repr__ = _make_repr(spec, summary)
         return built
 
 
@@ -408,14 +419,29 @@ def _repeated_source(f: FieldSpec, env: dict[str, Any]) -> str:
     )
 
 
-def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:
+def _make_repr(
+    spec: MessageSpec, summary: Callable[[Any], str] | None = None
+) -> Callable[[Any], str]:
     """``TensorProto(dims=[2], data_type=1)``: the fields that are set, as the
     constructor takes them (an unset field is left out: reading it gives its
-    default, and ``HasField`` tells it apart)."""
+    default, and ``HasField`` tells it apart); or the declaration's own
+    ``summary`` (``SUMMARY_HOOK``), unless it raises ``TypeError`` (a field
+    holding a value protobuf could not hold: a repr must not fail)."""
     from _thread import get_ident
 
     shown = tuple((f.name, f.slot, f.repeated) for f in spec.fields if f.repr)
     running: set[tuple[int, int]] = set()
+
+    def fields(self: Any) -> str:
+        parts = []
+        for name, slot, repeated in shown:
+            value = getattr(self, slot)
+            if value is None or (repeated and not _filled(value)):
+                continue
+            # a list's own repr: a repeated message field alone prints as protobuf's
+            shown_value = list.__repr__(value) if isinstance(value, list) else repr(value)
+            parts.append(f"{name}={shown_value}")
+        return f"{type(self).__qualname__}({', '.join(parts)})"
 
     def __repr__(self: Any) -> str:  # noqa: N807 - it is the class's __repr__
         key = (id(self), get_ident())
@@ -423,18 +449,14 @@ def _make_repr(spec: MessageSpec) -> Callable[[Any], str]:
             return "..."  # a message that contains itself
         running.add(key)
         try:
-            parts = []
-            for name, slot, repeated in shown:
-                value = getattr(self, slot)
-                if value is None or (repeated and not _filled(value)):
-                    continue
-                # a list's own repr: a repeated message field alone prints as protobuf's
-                shown_value = list.__repr__(value) if isinstance(value, list) else repr(value)
-                parts.append(f"{name}={shown_value}")
-            inner = ", ".join(parts)
+            if summary is not None:
+                try:
+                    return summary(self)
+                except TypeError:
+                    pass
+            return fields(self)
         finally:
             running.discard(key)
-        return f"{type(self).__qualname__}({inner})"
 
     return __repr__
 

@@ -19,12 +19,13 @@ from .._core.schema import REPEATED, field, unknown
 from .declarations import SparseTensorProto, StringStringEntryProto, TensorProto
 from .devices import DeviceConfigurationProto, NodeDeviceConfigurationProto
 from .message import Message, ProtoEnum
+from .summaries import function_summary, graph_summary, model_summary
 from .types import TypeProto
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import MutableSequence
-    from typing import ClassVar
+    from collections.abc import Callable, MutableSequence
+    from typing import Any, ClassVar
 
 __all__ = [
     "AttributeProto",
@@ -177,6 +178,9 @@ class TrainingInfoProto(Message):
 class ModelProto(Message):
     """An ONNX model: versions, operator sets, producer, the graph, functions, metadata."""
 
+    # onnx's summary repr, not the dataclass repr (``summaries.py``)
+    _REPR: ClassVar[Callable[[Any], str]] = model_summary
+
     ir_version: int = field(1, "int64", default=None)
     opset_import: MutableSequence[OperatorSetIdProto] = field(
         8, "message", message="OperatorSetIdProto", default_factory=REPEATED
@@ -216,6 +220,9 @@ class TensorAnnotation(Message):
 @message
 class GraphProto(Message):
     """A graph: nodes in topological order, initializers, typed inputs, outputs and values."""
+
+    # onnx's summary repr, not the dataclass repr (``summaries.py``)
+    _REPR: ClassVar[Callable[[Any], str]] = graph_summary
 
     node: MutableSequence[NodeProto] = field(
         1, "message", message="NodeProto", default_factory=REPEATED
@@ -258,6 +265,9 @@ class OperatorSetIdProto(Message):
 @message
 class FunctionProto(Message):
     """A model-local function: a graph of nodes with named inputs, outputs and attributes."""
+
+    # onnx's summary repr, not the dataclass repr (``summaries.py``)
+    _REPR: ClassVar[Callable[[Any], str]] = function_summary
 
     name: str = field(1, "string", default=None)
     input: MutableSequence[str] = field(4, "string", default_factory=REPEATED)

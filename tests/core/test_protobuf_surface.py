@@ -333,7 +333,9 @@ def test_pretty_printers_print_a_class_and_its_messages(cls: type) -> None:
     # hypothesis' printer (which prints every falsifying example) reads
     # ``_repr_pretty_`` on the object: on a class it must not be the method.
     assert pretty.pretty(cls).endswith(cls.__qualname__)
-    assert pretty.pretty([cls(), cls]).startswith(f"[{cls.__qualname__}(),")
+    # a message prints its repr (onnx's summary for a model, graph or function)
+    assert pretty.pretty([cls(), cls]).startswith(f"[{cls()!r},")
+    assert repr(cls()).startswith(f"{cls.__qualname__}(")
 
 
 def test_a_falsifying_example_drawing_a_message_class_is_reported() -> None:

@@ -5,7 +5,7 @@
 ``WhichOneof``, ``HasField`` and ``ClearField`` (errors included); and, on
 generated messages of every class, ``ListFields`` order, ``ByteSize``,
 ``MergeFrom``/``CopyFrom`` across onnx and onnxdata objects, pickling,
-``repr`` and ``==``.
+``repr`` (onnx's summary for a model, graph or function) and ``==``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from tests.support.message_strategies import examples, messages_of
 from tests.support.oracle import ALL_MESSAGE_TYPES, ORACLE, assert_same, to_oracle
 
 Dim = TensorShapeProto.Dimension
+# The classes whose repr is onnx's summary, not the dataclass repr.
+SUMMARIZED = (onnxdata.ModelProto, onnxdata.GraphProto, onnxdata.FunctionProto)
 _ids = {"ids": lambda c: c.__qualname__}
 
 # What protobuf's classes have and onnxdata's leave out (docs/compat.md), and
@@ -176,12 +178,18 @@ def test_the_message_api_answers_as_protobuf(cls: type, data: st.DataObject) -> 
     # copies, pickles, repr
     assert pickle.loads(pickle.dumps(m)) == m
     assert copy.deepcopy(m) == m and copy.copy(m) == m
-    # repr: the set fields, as the constructor takes them (unknown fields left out)
-    text = repr(m)
-    assert text.startswith(f"{cls.__qualname__}(") and text.endswith(")")
-    shown = [f.name for f, _ in m.ListFields() if f"{f.name}=" not in text]
-    assert shown == [], text
-    assert repr(cls()) == f"{cls.__qualname__}()"
+    # repr: onnx's summary for the classes whose repr onnx replaces
+    # (test_summary_repr.py); for the others, the set fields, as the constructor
+    # takes them (unknown fields left out)
+    if cls in SUMMARIZED:
+        assert repr(m) == repr(ORACLE[cls].FromString(m.encode()))
+        assert repr(cls()) == repr(ORACLE[cls]())
+    else:
+        text = repr(m)
+        assert text.startswith(f"{cls.__qualname__}(") and text.endswith(")")
+        shown = [f.name for f, _ in m.ListFields() if f"{f.name}=" not in text]
+        assert shown == [], text
+        assert repr(cls()) == f"{cls.__qualname__}()"
 
 
 def test_node_and_graph_keep_their_order_and_subgraphs() -> None:
