@@ -695,7 +695,11 @@ def _cmd_from_npy(args: argparse.Namespace, out: Output) -> int:
         from . import numpy_helper
 
         try:
-            _check_npy(np, args.file)
+            from ._numpy.npy_files import npy_shortfall
+
+            problem = npy_shortfall(np, args.file)
+            if problem:
+                raise CommandError(problem)
             array = np.load(args.file, allow_pickle=False)
         except (ValueError, OverflowError, EOFError) as err:
             raise CommandError(f"not a .npy array: {_one_line(err)}") from None
@@ -736,37 +740,6 @@ def _cmd_corpus(args: argparse.Namespace, out: Output) -> int:
         return 0
 
     return _guarded(args.out, run)
-
-
-def _check_npy(np: Any, path: str) -> None:
-    """Refuse a ``.npy`` file whose header declares more data than the file holds,
-    before numpy allocates it.
-
-    Raises:
-        CommandError: the header's shape and dtype need more bytes than follow it.
-        ValueError: the header is not one numpy can read.
-    """
-    from ._io.regular_files import open_regular
-
-    fmt = np.lib.format
-    with open_regular(path) as f:
-        version = fmt.read_magic(f)
-        if version == (1, 0):
-            shape, _, dtype = fmt.read_array_header_1_0(f)
-        else:
-            shape, _, dtype = fmt.read_array_header_2_0(f)
-        count = 1
-        for n in shape:
-            count *= n
-        need = count * dtype.itemsize
-        have = os.fstat(f.fileno()).st_size - f.tell()
-    if dtype.hasobject:
-        return  # np.load refuses it (no pickle)
-    if need > have:
-        raise CommandError(
-            f"not a .npy array: the header declares shape {tuple(shape)} of {dtype} "
-            f"({need} bytes), but {have} bytes follow it"
-        )
 
 
 def _add_generated(command: Callable[..., argparse.ArgumentParser]) -> None:

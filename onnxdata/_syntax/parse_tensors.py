@@ -14,16 +14,22 @@ are not counted against them (onnx does not either).
 
 from __future__ import annotations
 
+from .._core.schema import spec_of
 from .._messages.declarations import StringStringEntryProto, TensorProto
+from .._messages.types import TensorShapeProto, TypeProto
 from .parse_fast import DOUBLES, FLOATS, INT32, INTEGERS, fast_values
 from .parse_lexer import Lexer
+
+# The fields a tensor literal's type must have set, named through the schema.
+_TENSOR_TYPE = spec_of(TypeProto).named.tensor_type
+_TYPE_ONEOF = str(_TENSOR_TYPE.oneof)  # TypeProto's ``value``
+_SHAPE = spec_of(TypeProto.Tensor).named.shape.name
+_DIM_VALUE = spec_of(TensorShapeProto.Dimension).named.dim_value.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, MutableSequence
     from typing import Any
-
-    from .._messages.types import TypeProto
 
 __all__ = ["parse_string_pairs", "parse_tensor_data"]
 
@@ -73,14 +79,14 @@ def parse_tensor_data(lx: Lexer, tensor: TensorProto, kind: TypeProto) -> None:
             not fit the element type.
         FatalError: a number out of range or overflowing.
     """
-    if kind.WhichOneof("value") != "tensor_type":
+    if kind.WhichOneof(_TYPE_ONEOF) != _TENSOR_TYPE.name:
         raise lx.fault("Error parsing TensorProto (expected a tensor type).")
     elem_type = kind.tensor_type.elem_type
     tensor.data_type = elem_type
-    if not kind.tensor_type.HasField("shape"):
+    if not kind.tensor_type.HasField(_SHAPE):
         raise lx.fault("Error parsing TensorProto (expected a tensor shape).")
     for dim in kind.tensor_type.shape.dim:
-        if not dim.HasField("dim_value"):
+        if not dim.HasField(_DIM_VALUE):
             raise lx.fault("Error parsing TensorProto shape (expected numeric dimension).")
         tensor.dims.append(dim.dim_value)
     if lx.matches("{"):
