@@ -47,7 +47,6 @@ from __future__ import annotations
 import os
 from functools import partial
 
-from ._core.access import held
 from ._core.errors import ValidationError
 from ._core.schema import spec_of
 from ._core.walk import Step, message_children, walk
@@ -437,7 +436,7 @@ def _missing(msg: Any, name: str) -> bool:
     """Whether the field ``name`` of ``msg`` is unset (as ``not HasField``), read from
     as held: a slot that was deleted is missing too (``check()`` reports it)."""
     try:
-        return held(type(msg), name)(msg) is None
+        return spec_of(type(msg)).by_name[name].held(msg) is None
     except AttributeError:  # deleted
         return True
 

@@ -300,7 +300,7 @@ def _read_message(value: Any, spec: MessageSpec, from_dict: bool) -> Any:
             # The slot, not the name: an unset field reads as its default (a
             # sub-message as an empty stand-in, endlessly for a message that
             # nests its own type), and only the slot's None tells it unset.
-            field_value = getattr(value, f.slot)
+            field_value = f.held(value)
         else:
             field_value = getattr(value, f.name, None)
         if field_value is None:

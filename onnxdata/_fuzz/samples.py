@@ -129,7 +129,7 @@ def annotate(msg: Message, rng: random.Random) -> None:
     """Set every unset singular string field (names, doc strings) and every empty
     repeated list of string pairs other than ``external_data`` (metadata)."""
     for f in spec_of(type(msg)).fields:
-        value = getattr(msg, f.slot)
+        value = f.held(msg)
         if f.kind == STRING and not f.repeated and value is None:
             setattr(msg, f.name, text(rng))
         elif f.repeated and f.kind == MESSAGE and f.message is Entry and not value:  # noqa: SIM102

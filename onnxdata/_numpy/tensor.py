@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._core import schema as _schema
-from .._core.access import CROWDED, counter, gather, held
+from .._core.access import CROWDED, counter, gather
 from .._core.blanks import blank_maker
 from .._core.mapped import check_view
 from .._io.external import read_external_data, uses_external_data
@@ -72,19 +72,22 @@ _RAW_STORAGE: dict[int, np.dtype[Any]] = {
 
 # Nonzero when a typed storage field holds values; makes no container (the
 # fast path runs on freshly decoded tensors, whose empty fields have none).
-_typed_values = counter(TensorProto, STORAGE_FIELDS)
+_T = _schema.spec_of(TensorProto)
+_STORAGE = tuple(_T.by_name[name] for name in STORAGE_FIELDS)
+_typed_values = counter(*_STORAGE)
 # What a tensor holds in these fields, None while unset (a repeated field:
 # while its container was never made).  Presence is what onnx reads through
 # HasField ("raw_data", "segment"); the properties give a default instead,
 # and each is a Python call where these are C calls.
-_held_raw = held(TensorProto, "raw_data")
-_held_segment = held(TensorProto, "segment")
+_held_raw = _T.named.raw_data.held
+_held_segment = _T.named.segment.held
 # What tensor_to_array's fast path reads, in one call (a property is a Python
 # call per field, and makes an empty dims container); CROWDED when a typed
 # storage field holds values or segment is set, which the fast path leaves to
 # the general one.
 _raw_alone = gather(
-    TensorProto, ("raw_data", "data_location", "data_type", "dims"), (*STORAGE_FIELDS, "segment")
+    (_T.named.raw_data, _T.named.data_location, _T.named.data_type, _T.named.dims),
+    (*_STORAGE, _T.named.segment),
 )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 
-from .._core.access import gather, held
+from .._core.access import gather
 from .._core.errors import ValidationError
 from .._core.schema import spec_of
 from .._messages.declarations import TensorProto
@@ -82,22 +82,23 @@ _KNOWN_TYPES = frozenset(_ATTRIBUTE_TYPES.values())
 _A = _ATTRIBUTE_TYPES
 # The value fields of an attribute in onnx's order: the type each one needs,
 # whether it is repeated, and whether what it holds is checked in turn.
+_AT = spec_of(AttributeProto).named
 _VALUE_FIELDS = (
-    ("f", _A.FLOAT, False, False), ("i", _A.INT, False, False),
-    ("s", _A.STRING, False, False), ("t", _A.TENSOR, False, True),
-    ("g", _A.GRAPH, False, True), ("tp", _A.TYPE_PROTO, False, False),
-    ("sparse_tensor", _A.SPARSE_TENSOR, False, True), ("floats", _A.FLOATS, True, False),
-    ("ints", _A.INTS, True, False), ("strings", _A.STRINGS, True, False),
-    ("tensors", _A.TENSORS, True, True), ("graphs", _A.GRAPHS, True, True),
-    ("sparse_tensors", _A.SPARSE_TENSORS, True, True),
-    ("type_protos", _A.TYPE_PROTOS, True, False),
+    (_AT.f, _A.FLOAT, False, False), (_AT.i, _A.INT, False, False),
+    (_AT.s, _A.STRING, False, False), (_AT.t, _A.TENSOR, False, True),
+    (_AT.g, _A.GRAPH, False, True), (_AT.tp, _A.TYPE_PROTO, False, False),
+    (_AT.sparse_tensor, _A.SPARSE_TENSOR, False, True), (_AT.floats, _A.FLOATS, True, False),
+    (_AT.ints, _A.INTS, True, False), (_AT.strings, _A.STRINGS, True, False),
+    (_AT.tensors, _A.TENSORS, True, True), (_AT.graphs, _A.GRAPHS, True, True),
+    (_AT.sparse_tensors, _A.SPARSE_TENSORS, True, True),
+    (_AT.type_protos, _A.TYPE_PROTOS, True, False),
 )  # fmt: skip
 _VALUE_KINDS = tuple((kind, repeated, deep) for _, kind, repeated, deep in _VALUE_FIELDS)
 # Every value field's slot in one call (None: unset, or a repeated field never made).
-_VALUES = gather(AttributeProto, tuple(f[0] for f in _VALUE_FIELDS))
-_ATTR_TYPE = held(AttributeProto, "type")
-_ATTR_REF = held(AttributeProto, "ref_attr_name")
-_NODE_ATTRIBUTES = held(NodeProto, "attribute")
+_VALUES = gather(tuple(f[0] for f in _VALUE_FIELDS))
+_ATTR_TYPE = _AT.type.held
+_ATTR_REF = _AT.ref_attr_name.held
+_NODE_ATTRIBUTES = spec_of(NodeProto).named.attribute.held
 
 # A value info's type: the oneof member, and the fields onnx asks of it
 # (has: presence; name: non-empty).

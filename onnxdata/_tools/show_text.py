@@ -11,7 +11,6 @@ printed whole, as onnx prints them; external data is named, not read.
 
 from __future__ import annotations
 
-from .._core.access import held
 from .._core.schema import BYTES, STRING, spec_of
 from .._core.walk import message_children, walk
 from .._messages.graphs import ModelProto
@@ -41,7 +40,7 @@ def _escape_strings(msg: Any) -> None:
     for f in spec_of(type(msg)).fields:
         if f.kind not in (STRING, BYTES) or f.name == _BINARY:
             continue
-        value = held(type(msg), f.name)(msg)
+        value = f.held(msg)
         if value is None:
             continue
         if f.repeated:

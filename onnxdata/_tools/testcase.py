@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 
-from .._core.access import held
 from .._core.errors import DecodeError
 from .._core.schema import spec_of
 from .._io.files import load
@@ -287,7 +286,7 @@ def _fit_elements(msg: Any, t: Any, path: str, out: list[tuple[str, str]], depth
     cls = type(msg)
     names = type(msg).DataType
     field = element_fields(cls)[wanted]
-    value = held(cls, field.name)(msg)
+    value = field.held(msg)
     if not msg.elem_type and not value:
         return  # empty, of no type: onnx writes an empty optional so (from_optional(None))
     if msg.elem_type != wanted:
@@ -324,7 +323,7 @@ def value_text(msg: Any, depth: int = DEPTH) -> str:
         return f"map({elem_name(msg.key_type)},...) of {count}"
     head = "seq" if isinstance(msg, SequenceProto) else "optional"
     field = element_fields(type(msg)).get(msg.elem_type)
-    value = None if field is None else held(type(msg), field.name)(msg)
+    value = None if field is None else field.held(msg)
     items = (
         [] if value is None else list(value) if field is not None and field.repeated else [value]
     )
