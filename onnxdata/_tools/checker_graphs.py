@@ -102,14 +102,21 @@ _NODE_ATTRIBUTES = spec_of(NodeProto).named.attribute.held
 
 # A value info's type: the oneof member, and the fields onnx asks of it
 # (has: presence; name: non-empty).
-_TYPE_NEEDS = {
-    "tensor_type": (("elem_type", "has"), ("shape", "has")),
-    "optional_type": (("elem_type", "has"),),
-    "sequence_type": (("elem_type", "has"),),
-    "map_type": (("key_type", "has"), ("value_type", "has")),
-    "opaque_type": (("name", "name"),),
-    "sparse_tensor_type": (("elem_type", "has"), ("shape", "has")),
-}
+def _type_needs() -> dict[str, tuple[tuple[str, str], ...]]:
+    tp, has, named = spec_of(TypeProto).named, "has", "name"
+    tensor, sparse = spec_of(TypeProto.Tensor).named, spec_of(TypeProto.SparseTensor).named
+    map_ = spec_of(TypeProto.Map).named
+    return {
+        tp.tensor_type.name: ((tensor.elem_type.name, has), (tensor.shape.name, has)),
+        tp.optional_type.name: ((spec_of(TypeProto.Optional).named.elem_type.name, has),),
+        tp.sequence_type.name: ((spec_of(TypeProto.Sequence).named.elem_type.name, has),),
+        tp.map_type.name: ((map_.key_type.name, has), (map_.value_type.name, has)),
+        tp.opaque_type.name: ((spec_of(TypeProto.Opaque).named.name.name, named),),
+        tp.sparse_tensor_type.name: ((sparse.elem_type.name, has), (sparse.shape.name, has)),
+    }
+
+
+_TYPE_NEEDS = _type_needs()
 
 
 def schemas_of(ctx: CheckerContext) -> SchemaCache:

@@ -342,10 +342,11 @@ def check_sequence(sequence: Any, ctx: CheckerContext) -> None:
              "valid element type.")  # fmt: skip
 
 
+_O = spec_of(OptionalProto).named
 _OPTIONAL_CHECKS = {
-    OptionalProto.TENSOR: ("tensor_value", check_tensor),
-    OptionalProto.SPARSE_TENSOR: ("sparse_tensor_value", check_sparse_tensor),
-    OptionalProto.SEQUENCE: ("sequence_value", check_sequence),
+    OptionalProto.TENSOR: (_O.tensor_value.name, check_tensor),
+    OptionalProto.SPARSE_TENSOR: (_O.sparse_tensor_value.name, check_sparse_tensor),
+    OptionalProto.SEQUENCE: (_O.sequence_value.name, check_sequence),
 }
 
 
@@ -370,9 +371,10 @@ def check_optional(optional: Any, ctx: CheckerContext) -> None:
 
 
 _BAD_KEYS = (_DT.FLOAT, _DT.BOOL, _DT.FLOAT16, _DT.COMPLEX64, _DT.COMPLEX128)
+_S = spec_of(SequenceProto).named
 _MAP_VALUES = {
-    _SQ.TENSOR: "tensor_values", _SQ.SPARSE_TENSOR: "sparse_tensor_values",
-    _SQ.SEQUENCE: "sequence_values", _SQ.MAP: "map_values",
+    _SQ.TENSOR: _S.tensor_values.name, _SQ.SPARSE_TENSOR: _S.sparse_tensor_values.name,
+    _SQ.SEQUENCE: _S.sequence_values.name, _SQ.MAP: _S.map_values.name,
 }  # fmt: skip
 
 

@@ -60,13 +60,22 @@ _VALUE_FIELDS = (
     ("sparse_tensors", 12, True), ("type_protos", 14, True),
 )  # fmt: skip
 # The type of a value: the member of TypeProto's oneof, and the fields it must set.
+_TP = spec_of(TypeProto).named
+_OPAQUE = _TP.opaque_type.name
+_OPAQUE_NAME = spec_of(TypeProto.Opaque).named.name.name
 _TYPE_NEEDS = {
-    "tensor_type": ("elem_type", "shape"),
-    "sparse_tensor_type": ("elem_type", "shape"),
-    "sequence_type": ("elem_type",),
-    "optional_type": ("elem_type",),
-    "map_type": ("key_type", "value_type"),
-}
+    member.name: tuple(f.name for f in needs)
+    for member, needs in (
+        (_TP.tensor_type, (spec_of(TypeProto.Tensor).named.elem_type,
+                           spec_of(TypeProto.Tensor).named.shape)),
+        (_TP.sparse_tensor_type, (spec_of(TypeProto.SparseTensor).named.elem_type,
+                                  spec_of(TypeProto.SparseTensor).named.shape)),
+        (_TP.sequence_type, (spec_of(TypeProto.Sequence).named.elem_type,)),
+        (_TP.optional_type, (spec_of(TypeProto.Optional).named.elem_type,)),
+        (_TP.map_type, (spec_of(TypeProto.Map).named.key_type,
+                        spec_of(TypeProto.Map).named.value_type)),
+    )
+}  # fmt: skip
 
 
 class _Scope:
@@ -284,8 +293,8 @@ def _value_info(ctx: _Context, value: Any, path: str, main: bool) -> None:
     inner = ctx.values(t[which])
     if inner is None:
         return
-    if which == "opaque_type":
-        if not inner["name"]:
+    if which == _OPAQUE:
+        if not inner[_OPAQUE_NAME]:
             ctx.bad(f"{path}.type.opaque_type.name", "is empty: an opaque type must be named")
         return
     for field in _TYPE_NEEDS[which]:

@@ -48,7 +48,8 @@ _MAX_DATA_TYPE = max(DATA_TYPES)
 _MAX_ELEMENT_TYPE = max(ELEMENT_MESSAGES)
 _ELEMENT_OF = {name: k for k, name in ELEMENT_MESSAGES.items()}
 _TENSOR_ELEMENT, _OPTIONAL_ELEMENT = _ELEMENT_OF["TensorProto"], _ELEMENT_OF["OptionalProto"]
-_RAW = "raw_data"  # the untyped storage field, exclusive with the typed ones
+# The untyped storage field, exclusive with the typed ones.
+_RAW = spec_of(TensorProto).named.raw_data.name
 _RANGE_KEYS = ("offset", "length")  # external_data entries that hold a number
 
 

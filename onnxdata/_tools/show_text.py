@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._core.schema import BYTES, STRING, spec_of
 from .._core.walk import message_children, walk
+from .._messages.declarations import TensorProto
 from .._messages.graphs import ModelProto
 from .._syntax.print_models import model_text
 from .terminal import printable
@@ -23,7 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["model_syntax"]
 
-_BINARY = "raw_data"  # the one bytes field that holds numbers, not text
+# The one bytes field that holds numbers, not text.
+_BINARY = spec_of(TensorProto).named.raw_data
 
 
 def _escaped(value: Any) -> Any:
@@ -38,7 +40,7 @@ def _escaped(value: Any) -> Any:
 def _escape_strings(msg: Any) -> None:
     """Every string and text bytes field of ``msg`` (not its sub-messages) escaped, in place."""
     for f in spec_of(type(msg)).fields:
-        if f.kind not in (STRING, BYTES) or f.name == _BINARY:
+        if f.kind not in (STRING, BYTES) or f is _BINARY:
             continue
         value = f.held(msg)
         if value is None:
