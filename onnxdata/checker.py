@@ -83,6 +83,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterator
     from typing import Any
 
+    from ._core.schema import FieldSpec
+
 __all__ = [
     "DEFAULT_CONTEXT",  # noqa: F822 - made on first use (module __getattr__)
     "LEXICAL_SCOPE_CONTEXT",
@@ -432,17 +434,21 @@ def _required(root: Message) -> Iterator[Violation]:
                 break
 
 
-def _missing(msg: Any, name: str) -> bool:
-    """Whether the field ``name`` of ``msg`` is unset (as ``not HasField``), read from
-    as held: a slot that was deleted is missing too (``check()`` reports it)."""
+def _missing(msg: Any, field: FieldSpec) -> bool:
+    """Whether ``field`` of ``msg`` is unset (as ``not HasField``), read as held: a
+    slot that was deleted is missing too (``check()`` reports it)."""
     try:
-        return spec_of(type(msg)).by_name[name].held(msg) is None
+        return field.held(msg) is None
     except AttributeError:  # deleted
         return True
 
 
+_TENSOR, _MAP = spec_of(TensorProto).named, spec_of(MapProto).named
+_SEQUENCE, _OPTIONAL = spec_of(SequenceProto).named, spec_of(OptionalProto).named
+
+
 def _tensor_required(path: str, msg: Any) -> Iterator[Violation]:
-    if _missing(msg, "data_type"):
+    if _missing(msg, _TENSOR.data_type):
         yield Violation(f"{path}.data_type", "Field 'data_type' of 'tensor' is required "
                                              "but missing.")  # fmt: skip
     elif msg.data_type == _DT.UNDEFINED:
@@ -467,8 +473,9 @@ def _sparse_required(path: str, msg: Any) -> Iterator[Violation]:
 
 def _element_required(path: str, msg: Any) -> Iterator[Violation]:
     """A sequence's or optional's element type is set, and one it may hold."""
-    what = "sequence" if isinstance(msg, SequenceProto) else "optional"
-    if _missing(msg, "elem_type"):
+    sequence = isinstance(msg, SequenceProto)
+    what = "sequence" if sequence else "optional"
+    if _missing(msg, _SEQUENCE.elem_type if sequence else _OPTIONAL.elem_type):
         yield Violation(f"{path}.elem_type", f"Field 'elem_type' of '{what}' is "
                                              "required but missing.")  # fmt: skip
     elif msg.elem_type == SequenceProto.OPTIONAL or (
@@ -482,10 +489,10 @@ def _element_required(path: str, msg: Any) -> Iterator[Violation]:
 
 
 def _map_required(path: str, msg: Any) -> Iterator[Violation]:
-    if _missing(msg, "key_type"):
+    if _missing(msg, _MAP.key_type):
         yield Violation(f"{path}.key_type", "Field 'key_type' of 'map' is required "
                                             "but missing.")  # fmt: skip
-    if _missing(msg, "values"):
+    if _missing(msg, _MAP.values):
         yield Violation(f"{path}.values", "Field 'values' of 'map' is required "
                                           "but missing.")  # fmt: skip
 

@@ -101,7 +101,7 @@ NOT_A_NUMBER: dict[str, set[str]] = {
 }
 SELECTORS = {"getattr", "setattr", "hasattr", "delattr"}
 # _core/access.py's readers (and ``held``, which they replaced): they take FieldSpecs.
-ACCESS_CALLS = {"held", "gather", "counter", "alone"}
+ACCESS_CALLS = {"held", "gather", "counter", "alone", "blank_maker"}
 # Names that hold a FieldSpec by convention: ``f.name == "raw_data"`` selects a field.
 FIELD_VARIABLES = {"f", "field", "member"}
 METHOD_SELECTORS = {"HasField", "ClearField", "WhichOneof"}
@@ -384,6 +384,7 @@ def test_every_field_of_every_message_is_checked() -> None:
         "gather(NodeProto, ('name', 'not_a_field'))",
         "counter(TensorProto, STORAGE, extra='dims')",
         "alone(SequenceProto, 'tensor_values', others)",
+        "blank_maker(spec, ('dims',))",
         "tensor = spec.by_name\nx = tensor['raw_data']",
         "tensor = spec_of(T).by_name\nx = tensor.get('dims')",
         "if t.WhichOneof(ONEOF) == 'tensor_type': pass",
