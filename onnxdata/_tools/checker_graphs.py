@@ -23,7 +23,7 @@ from .._core.access import gather
 from .._core.errors import ValidationError
 from .._core.schema import spec_of
 from .._messages.declarations import TensorProto
-from .._messages.graphs import AttributeProto, NodeProto, ValueInfoProto
+from .._messages.graphs import AttributeProto, GraphProto, NodeProto, ValueInfoProto
 from .._messages.types import TypeProto
 from .checker_context import (
     CheckerContext,
@@ -117,6 +117,7 @@ def _type_needs() -> dict[str, tuple[tuple[str, str], ...]]:
 
 
 _TYPE_NEEDS = _type_needs()
+_GRAPH_VALUE_INFOS = (spec_of(GraphProto).named.input.name, spec_of(GraphProto).named.output.name)
 
 
 def schemas_of(ctx: CheckerContext) -> SchemaCache:
@@ -296,7 +297,7 @@ def check_graph(graph: Any, ctx: CheckerContext, parent_lex: LexicalScopeContext
     """
     if not graph.name:
         fail("Field 'name' of 'graph' is required to be non-empty.")
-    for field in ("input", "output"):
+    for field in _GRAPH_VALUE_INFOS:
         for i, value_info in enumerate(getattr(graph, field)):
             try:
                 check_value_info(value_info, ctx)

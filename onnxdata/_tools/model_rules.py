@@ -25,7 +25,7 @@ from functools import partial
 from .._core.schema import MESSAGE, spec_of
 from .._core.walk import Step, walk
 from .._messages.declarations import StringStringEntryProto
-from .._messages.graphs import ModelProto
+from .._messages.graphs import FunctionProto, GraphProto, ModelProto
 from .._messages.types import TypeProto
 from .._messages.versions import IR_VERSION
 
@@ -62,6 +62,9 @@ _VALUE_FIELDS = (
 # The type of a value: the member of TypeProto's oneof, and the fields it must set.
 _TP = spec_of(TypeProto).named
 _OPAQUE = _TP.opaque_type.name
+_GRAPH_VALUE_INFOS = (spec_of(GraphProto).named.input.name, spec_of(GraphProto).named.output.name)
+_F = spec_of(FunctionProto).named
+_FUNCTION_NAME_LISTS = (_F.input.name, _F.output.name, _F.attribute.name)  # names, each once
 _OPAQUE_NAME = spec_of(TypeProto.Opaque).named.name.name
 _TYPE_NEEDS = {
     member.name: tuple(f.name for f in needs)
@@ -201,7 +204,7 @@ def _graph(ctx: _Context, step: Step) -> list[tuple[str, Any, _Scope | None]]:
     bad, main = ctx.bad, parent is None
     if not g["name"]:
         bad(f"{path}.name", "is empty: a graph must be named")
-    for field in ("input", "output"):
+    for field in _GRAPH_VALUE_INFOS:
         for i, value in enumerate(g[field]):
             _value_info(ctx, value, f"{path}.{field}[{i}]", main)
     scope = _Scope(parent)
@@ -404,7 +407,7 @@ def _functions(ctx: _Context, functions: Any) -> None:
         if key in ids:
             bad(path, f"{':'.join(key)!r} names two local functions")
         ids.add(key)
-        for field in ("input", "output", "attribute"):
+        for field in _FUNCTION_NAME_LISTS:
             seen: set[str] = set()
             for i, name in enumerate(f[field]):
                 if name in seen:

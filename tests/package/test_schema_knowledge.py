@@ -16,7 +16,8 @@ field's ``FieldSpec`` by identifier: ``spec_of(ModelProto).named.graph``, whose
   with a field's name (``f.name``, ``field.name``, ``member.name``), the keys or the
   values of a dict literal that are all field names (a table keyed by fields, or
   of fields), or a module-level constant that is a field name or a tuple, list or
-  set of field names only (``_BINARY = "raw_data"``);
+  set of field names only (``_BINARY = "raw_data"``), or a tuple, list or set of
+  two or more field names only anywhere (a loop over fields by name);
 - (b) no integer literal stands for a field number or a tag: a tag computed
   (``7 << 3``), ``tag_bytes(7, ...)`` or ``tag_for``, a field looked up by number
   (``by_number[7]``), or a comparison of a decoded field number or tag
@@ -259,9 +260,34 @@ def _module_constants(tree: ast.Module, fields: frozenset[str]) -> list[ast.AST]
     found: list[ast.AST] = []
     for node in tree.body:
         value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in {"__slots__", "__all__"} for t in node.targets
+        ):
+            continue
         if value is not None and _all_fields(value, fields):
             found.extend(_field_strings(value, fields))
     return found
+
+
+def _field_lists(tree: ast.AST, fields: frozenset[str]) -> list[ast.AST]:
+    """Field names in a tuple, list or set literal of two or more field names only,
+    anywhere (``for name in ("values", "indices"): m.HasField(name)``), but a class's
+    ``__slots__`` or a module's ``__all__`` (attribute names, not fields)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id in {"__slots__", "__all__"} for t in node.targets
+        ):
+            skipped.add(id(node.value))
+    return [
+        e
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set))
+        and id(node) not in skipped
+        and len(node.elts) >= 2
+        and all(_str(e) in fields for e in node.elts)
+        for e in node.elts
+    ]
 
 
 def named_fields(source: str, fields: frozenset[str]) -> list[str]:
@@ -273,7 +299,7 @@ def named_fields(source: str, fields: frozenset[str]) -> list[str]:
         for arg in _picked(node, fields, tables, chosen):
             if _str(arg) in fields:
                 hits[id(arg)] = arg
-    for arg in _module_constants(tree, fields):
+    for arg in (*_module_constants(tree, fields), *_field_lists(tree, fields)):
         hits[id(arg)] = arg
     ordered = sorted(hits.values(), key=lambda a: (a.lineno, a.col_offset))
     return [f"line {a.lineno}: {_str(a)!r}" for a in ordered]
@@ -404,10 +430,11 @@ def test_the_name_check_flags_each_field_of_a_table_once() -> None:
     snippet = (
         "_NEEDS = {'tensor_type': 1, 'map_type': 2}\n_BOTH = ('dims', 'raw_data')\n"
         "def f():\n    return {A: 'tensor_values', B: 'map_values'}\n"
+        "def g(s):\n    for name in ('values', 'indices'): s.HasField(name)\n"
     )
     assert named_fields(snippet, FIELD_NAMES) == [
         "line 1: 'tensor_type'", "line 1: 'map_type'", "line 2: 'dims'", "line 2: 'raw_data'",
-        "line 4: 'tensor_values'", "line 4: 'map_values'",
+        "line 4: 'tensor_values'", "line 4: 'map_values'", "line 6: 'values'", "line 6: 'indices'",
     ]  # fmt: skip
 
 
@@ -426,6 +453,8 @@ def test_the_name_check_flags_each_field_of_a_table_once() -> None:
         "if node.name == 'graph': pass",  # a node's name, not a field's
         "def f():\n    x = 'raw_data'",  # a local, not a module constant
         "_MIXED = ('raw_data', 'not_a_field')",  # not only field names
+        "class C:\n    __slots__ = ('name', 'dims')",  # attribute names
+        "__all__ = ['graph', 'node']",
         "_ONE = {'graph': 5}",  # one key: no table of fields
         "_WORDS = {'float': 1, 'graph': 5}",  # words of a syntax, some not fields
         "x = other_table['raw_data']",  # not bound to by_name
