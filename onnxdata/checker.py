@@ -47,7 +47,6 @@ from __future__ import annotations
 import os
 from functools import partial
 
-from ._core.access import held
 from ._core.errors import ValidationError
 from ._core.schema import spec_of
 from ._core.walk import Step, message_children, walk
@@ -83,6 +82,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable, Iterator
     from typing import Any
+
+    from ._core.schema import FieldSpec
 
 __all__ = [
     "DEFAULT_CONTEXT",  # noqa: F822 - made on first use (module __getattr__)
@@ -433,17 +434,21 @@ def _required(root: Message) -> Iterator[Violation]:
                 break
 
 
-def _missing(msg: Any, name: str) -> bool:
-    """Whether the field ``name`` of ``msg`` is unset (as ``not HasField``), read from
-    as held: a slot that was deleted is missing too (``check()`` reports it)."""
+def _missing(msg: Any, field: FieldSpec) -> bool:
+    """Whether ``field`` of ``msg`` is unset (as ``not HasField``), read as held: a
+    slot that was deleted is missing too (``check()`` reports it)."""
     try:
-        return held(type(msg), name)(msg) is None
+        return field.held(msg) is None
     except AttributeError:  # deleted
         return True
 
 
+_TENSOR, _MAP = spec_of(TensorProto).named, spec_of(MapProto).named
+_SEQUENCE, _OPTIONAL = spec_of(SequenceProto).named, spec_of(OptionalProto).named
+
+
 def _tensor_required(path: str, msg: Any) -> Iterator[Violation]:
-    if _missing(msg, "data_type"):
+    if _missing(msg, _TENSOR.data_type):
         yield Violation(f"{path}.data_type", "Field 'data_type' of 'tensor' is required "
                                              "but missing.")  # fmt: skip
     elif msg.data_type == _DT.UNDEFINED:
@@ -468,8 +473,9 @@ def _sparse_required(path: str, msg: Any) -> Iterator[Violation]:
 
 def _element_required(path: str, msg: Any) -> Iterator[Violation]:
     """A sequence's or optional's element type is set, and one it may hold."""
-    what = "sequence" if isinstance(msg, SequenceProto) else "optional"
-    if _missing(msg, "elem_type"):
+    sequence = isinstance(msg, SequenceProto)
+    what = "sequence" if sequence else "optional"
+    if _missing(msg, _SEQUENCE.elem_type if sequence else _OPTIONAL.elem_type):
         yield Violation(f"{path}.elem_type", f"Field 'elem_type' of '{what}' is "
                                              "required but missing.")  # fmt: skip
     elif msg.elem_type == SequenceProto.OPTIONAL or (
@@ -483,10 +489,10 @@ def _element_required(path: str, msg: Any) -> Iterator[Violation]:
 
 
 def _map_required(path: str, msg: Any) -> Iterator[Violation]:
-    if _missing(msg, "key_type"):
+    if _missing(msg, _MAP.key_type):
         yield Violation(f"{path}.key_type", "Field 'key_type' of 'map' is required "
                                             "but missing.")  # fmt: skip
-    if _missing(msg, "values"):
+    if _missing(msg, _MAP.values):
         yield Violation(f"{path}.values", "Field 'values' of 'map' is required "
                                           "but missing.")  # fmt: skip
 

@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy.typing as npt
 
-from ._core.access import CROWDED, alone, gather, held
+from ._core.access import CROWDED, alone, gather
 from ._core.foreign import foreign_name
+from ._core.schema import spec_of
 from ._messages.convert import as_message
 from ._messages.datatypes import DATA_TYPES, element_fields
 from ._messages.declarations import (
@@ -100,17 +101,16 @@ _TENSOR, _SPARSE_TENSOR, _SEQUENCE, _MAP, _OPTIONAL = (
 # sub-message read by its name is never None: an unset one gives an empty
 # stand-in, and each property is a Python call): its elem_type and TENSOR
 # value when no other value field is set (CROWDED otherwise), and every field.
+_O = spec_of(OptionalProto).named
 _optional_tensor = gather(
-    OptionalProto,
-    ("elem_type", "tensor_value"),
-    ("sparse_tensor_value", "sequence_value", "map_value", "optional_value"),
+    (_O.elem_type, _O.tensor_value),
+    (_O.sparse_tensor_value, _O.sequence_value, _O.map_value, _O.optional_value),
 )
 _optional_fields = gather(
-    OptionalProto,
-    ("elem_type", "tensor_value", "sparse_tensor_value", "sequence_value", "map_value",
-     "optional_value"),
+    (_O.elem_type, _O.tensor_value, _O.sparse_tensor_value, _O.sequence_value, _O.map_value,
+     _O.optional_value),
 )  # fmt: skip
-_held_elem_type = held(SequenceProto, "elem_type")
+_held_elem_type = spec_of(SequenceProto).named.elem_type.held
 _OPTIONAL_TYPES = frozenset(OptionalProto.DataType.values())
 _INT_KEY_TYPES = frozenset(d.value for d in DATA_TYPES.values() if d.key is not None)
 
@@ -212,7 +212,7 @@ def _only_field(message: Any, fields: dict[Any, str], used: str | None, kind: st
     """MUST rule: only the field of ``elem_type`` may hold values."""
     for field in fields.values():
         # None while unset (the name gives a stand-in, or makes a container).
-        value = held(type(message), field)(message)
+        value = spec_of(type(message)).by_name[field].held(message)
         if field == used or value is None:
             continue
         if isinstance(value, Message) or len(value):
@@ -228,7 +228,8 @@ def _only_field(message: Any, fields: dict[Any, str], used: str | None, kind: st
 def _sequence_reader(code: int, convert: Any) -> tuple[Callable[[Any], Any], Any]:
     name = _SEQUENCE_FIELDS[code]
     others = tuple(f for f in _SEQUENCE_FIELDS.values() if f != name)
-    return alone(SequenceProto, name, others), convert
+    fields = spec_of(SequenceProto).by_name
+    return alone(fields[name], tuple(fields[f] for f in others)), convert
 
 
 def to_list(sequence: SequenceProto) -> list[Any]:
@@ -389,8 +390,11 @@ def _sparse_of(value: Any) -> SparseTensorProto:
 
 # A map's two key fields as held (the one not used is usually never made), and
 # its values, None while unset.
-_held_keys, _held_string_keys = held(MapProto, "keys"), held(MapProto, "string_keys")
-_held_values = held(MapProto, "values")
+_held_keys, _held_string_keys = (
+    spec_of(MapProto).named.keys.held,
+    spec_of(MapProto).named.string_keys.held,
+)
+_held_values = spec_of(MapProto).named.values.held
 
 
 def _map_label(map_proto: MapProto) -> str:

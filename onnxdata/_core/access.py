@@ -1,5 +1,13 @@
 """Reading many freshly decoded messages without making their containers.
 
+Every function takes the fields as the schema gives them (each a ``FieldSpec``:
+``spec_of(TensorProto).named.raw_data``, or a module constant
+``_TENSOR = spec_of(TensorProto).named`` and ``_TENSOR.raw_data``), never a
+name written as a string, so a field renamed in the declarations fails at
+import (``AttributeError``), not later (``tests/package/test_schema_knowledge.py``).
+One field's value as held is ``FieldSpec.held`` (an ``operator.attrgetter``
+of its slot, built once with the field).
+
 A repeated field's container is made the first time its property is read
 (``_core/classes.py``), so an empty field costs no object.  Code that reads
 the same fields of thousands of messages just decoded (the numpy bridge,
@@ -13,34 +21,39 @@ from __future__ import annotations
 from operator import attrgetter
 
 from .codegen import Emitter
-from .schema import spec_of
+from .schema import all_slots, spec_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
     from typing import Any
 
-__all__ = ["CROWDED", "alone", "counter", "gather", "held"]
+    from .schema import FieldSpec, MessageSpec
+
+__all__ = ["CROWDED", "alone", "counter", "gather", "state"]
 
 
-def held(cls: type, name: str) -> Callable[[Any], Any]:
-    """A function giving what a ``cls`` message holds in field ``name``
-    without making anything: a repeated field's container, or ``None`` where
-    it was never made (the field is empty); any other field's value.
-
-    For code that reads the same field of many freshly decoded messages (the
-    numpy bridge, once per nesting level): one C-level call, where the
-    property of a repeated field is a Python call that may make a container.
+def _one_message(fields: tuple[FieldSpec, ...]) -> MessageSpec:
+    """The message the ``fields`` all belong to.
 
     Raises:
-        KeyError: ``name`` is not a field of ``cls``.
+        ValueError: no field, or fields of two messages.
     """
-    return attrgetter(spec_of(cls).by_name[name].slot)
+    owners = {id(f.owner) for f in fields}
+    if len(owners) != 1:
+        raise ValueError(f"fields of one message expected, got {fields!r}")
+    return spec_of(fields[0].owner)
 
 
-def counter(cls: type, names: tuple[str, ...]) -> Callable[[Any], int]:
-    """A function giving how many elements the repeated fields ``names`` of a
-    ``cls`` message hold together, without making any container.
+def _repeated(spec: MessageSpec, fields: tuple[FieldSpec, ...]) -> None:
+    for f in fields:
+        if not f.repeated:
+            raise ValueError(f"{spec.name}.{f.name} is not a repeated field")
+
+
+def counter(*fields: FieldSpec) -> Callable[[Any], int]:
+    """A function giving how many elements the repeated ``fields`` of one
+    message hold together, without making any container.
 
     Reading a repeated field by its name makes its container, which costs an
     object per field; code that only asks "is anything there?" of freshly
@@ -52,96 +65,107 @@ def counter(cls: type, names: tuple[str, ...]) -> Callable[[Any], int]:
     value that is not a container, as assigning an unconvertible value leaves it.
 
     Raises:
-        KeyError: a name is not a field of ``cls``.
-        ValueError: a named field is not repeated.
+        ValueError: a field is not repeated, or the fields are of two messages.
     """
-    spec = spec_of(cls)
-    fields = [spec.by_name[name] for name in names]
-    for f in fields:
-        if not f.repeated:
-            raise ValueError(f"{spec.name}.{f.name} is not a repeated field")
+    spec = _one_message(fields)
+    _repeated(spec, fields)
+    names = ", ".join(f.name for f in fields)
     terms = [f"(0 if m.{f.slot} is None else len(m.{f.slot}))" for f in fields]
     emit = Emitter()
     emit(f"def count(m):\n    return {' + '.join(terms) or '0'}")
-    count: Callable[[Any], int] = emit.build(f"<onnxdata count {spec.name}: {', '.join(names)}>")[
-        "count"
-    ]
-    count.__qualname__ = f"count[{spec.name}: {', '.join(names)}]"
+    count: Callable[[Any], int] = emit.build(f"<onnxdata count {spec.name}: {names}>")["count"]
+    count.__qualname__ = f"count[{spec.name}: {names}]"
     return count
 
 
-def alone(cls: type, name: str, others: tuple[str, ...]) -> Callable[[Any], Any]:
-    """A function giving what a ``cls`` message holds in the repeated field
-    ``name``, as :func:`held` gives it, when none of the repeated fields
-    ``others`` holds an element; :data:`CROWDED` when one does.
+def alone(field: FieldSpec, others: tuple[FieldSpec, ...]) -> Callable[[Any], Any]:
+    """A function giving what a message holds in the repeated ``field``, as
+    :attr:`FieldSpec.held` gives it, when none of the repeated fields
+    ``others`` (of the same message) holds an element; :data:`CROWDED` when
+    one does.
 
     For code that reads one of several exclusive fields of many freshly
     decoded messages (the numpy bridge: a sequence holds elements in the
     field of its ``elem_type`` only): one generated expression over the
-    slots, where :func:`counter` and :func:`held` are two calls and a sum.
+    slots, where :func:`counter` and ``held`` are two calls and a sum.
     Like :func:`counter`, the function raises ``TypeError`` (from ``len``)
     when one of ``others`` holds a value that is not a container.
 
     Raises:
-        KeyError: a name is not a field of ``cls``.
-        ValueError: a named field is not repeated, or ``name`` is among ``others``.
+        ValueError: a field is not repeated, ``field`` is among ``others``,
+            or the fields are of two messages.
     """
-    spec = spec_of(cls)
-    fields = [spec.by_name[n] for n in (name, *others)]
-    for f in fields:
-        if not f.repeated:
-            raise ValueError(f"{spec.name}.{f.name} is not a repeated field")
-    if name in others:
-        raise ValueError(f"{spec.name}.{name} is both the field read and another one")
-    empty = [f"(m.{f.slot} is None or not len(m.{f.slot}))" for f in fields[1:]]
+    fields = (field, *others)
+    spec = _one_message(fields)
+    _repeated(spec, fields)
+    if field in others:
+        raise ValueError(f"{spec.name}.{field.name} is both the field read and another one")
+    empty = [f"(m.{f.slot} is None or not len(m.{f.slot}))" for f in others]
     emit = Emitter({"CROWDED": CROWDED})
     emit(
-        f"def alone(m):\n    return m.{fields[0].slot} if {' and '.join(empty) or 'True'} "
-        "else CROWDED"
+        f"def alone(m):\n    return m.{field.slot} if {' and '.join(empty) or 'True'} else CROWDED"
     )
-    made: Callable[[Any], Any] = emit.build(f"<onnxdata alone {spec.name}.{name}>")["alone"]
-    made.__qualname__ = f"alone[{spec.name}.{name}]"
+    made: Callable[[Any], Any] = emit.build(f"<onnxdata alone {spec.name}.{field.name}>")["alone"]
+    made.__qualname__ = f"alone[{spec.name}.{field.name}]"
     return made
 
 
-def gather(cls: type, names: tuple[str, ...], empty: tuple[str, ...] = ()) -> Callable[[Any], Any]:
-    """A function giving, as one tuple, what a ``cls`` message holds in each
-    field ``names`` (as :func:`held` gives each: ``None`` while unset), or
-    :data:`CROWDED` when one of the fields ``empty`` holds an element (a
-    repeated field) or is set (any other).
+def gather(
+    fields: tuple[FieldSpec, ...], empty: tuple[FieldSpec, ...] = ()
+) -> Callable[[Any], Any]:
+    """A function giving, as one tuple, what a message holds in each of
+    ``fields`` (as :attr:`FieldSpec.held` gives each: ``None`` while unset),
+    or :data:`CROWDED` when one of the fields ``empty`` (of the same message)
+    holds an element (a repeated field) or is set (any other).
 
     For the fast paths that read several fields of each of many messages
-    (``to_array``, ``to_optional``, the walk over a model's attributes): one
-    call where :func:`held` is one per field and a property one Python call
-    per field, and an unset sub-message gives ``None``, not a stand-in made
-    for it.  Without ``empty`` it is one ``operator.attrgetter`` (a C call);
-    with ``empty``, one generated expression over the slots, as :func:`alone`.
-    Like :func:`alone`, the function raises ``TypeError`` (from ``len``) when
-    a repeated field of ``empty`` holds a value that is not a container.
+    (``to_array``, ``to_optional``, the walk over a model's attributes, the
+    validator's): one call where ``held`` is one per field and a property one
+    Python call per field, and an unset sub-message gives ``None``, not a
+    stand-in made for it.  Without ``empty`` it is one ``operator.attrgetter``
+    (a C call); with ``empty``, one generated expression over the slots, as
+    :func:`alone`.  Like :func:`alone`, the function raises ``TypeError``
+    (from ``len``) when a repeated field of ``empty`` holds a value that is
+    not a container; without ``empty``, ``AttributeError`` when a slot was
+    deleted (``del m._name``).
 
     Raises:
-        KeyError: a name is not a field of ``cls``.
-        ValueError: a field is both read and among ``empty``.
+        ValueError: a field is both read and among ``empty``, or the fields
+            are of two messages.
     """
-    spec = spec_of(cls)
-    slots = [spec.by_name[n].slot for n in names]
+    spec = _one_message((*fields, *empty))
+    slots = [f.slot for f in fields]
     if not empty:
         return attrgetter(*slots) if len(slots) != 1 else _one(attrgetter(slots[0]))
-    fields = [spec.by_name[n] for n in empty]
-    both = set(names) & set(empty)
+    both = set(fields) & set(empty)
     if both:
-        raise ValueError(f"{spec.name}: {', '.join(sorted(both))} both read and tested empty")
+        twice = ", ".join(sorted(f.name for f in both))
+        raise ValueError(f"{spec.name}: {twice} both read and tested empty")
     tests = " and ".join(
         f"(m.{f.slot} is None or not len(m.{f.slot}))" if f.repeated else f"m.{f.slot} is None"
-        for f in fields
+        for f in empty
     )
     values = "".join(f"m.{slot}, " for slot in slots)
     emit = Emitter({"CROWDED": CROWDED})
     emit(f"def gather(m):\n    return ({values}) if {tests} else CROWDED")
-    label = f"{spec.name}: {', '.join(names)} unless {', '.join(empty)}"
+    label = (
+        f"{spec.name}: {', '.join(f.name for f in fields)}"
+        f" unless {', '.join(f.name for f in empty)}"
+    )
     made: Callable[[Any], Any] = emit.build(f"<onnxdata gather {label}>")["gather"]
     made.__qualname__ = f"gather[{label}]"
     return made
+
+
+def state(message: Any, own: Callable[[Any], Any]) -> dict[str, Any]:
+    """Every slot's value, ``own(value)``, by the slot's name: what ``pickle``
+    and ``copy`` keep of a message (``Message.__getstate__``), so that a
+    message restores (``__setstate__``) without knowing its slots.
+
+    Raises:
+        whatever ``own`` raises.
+    """
+    return {slot: own(getattr(message, slot)) for slot in all_slots(spec_of(type(message)))}
 
 
 def _one(get: Callable[[Any], Any]) -> Callable[[Any], tuple[Any]]:

@@ -117,8 +117,7 @@ else:
                 continue  # every message has it, after its fields
             if not isinstance(value, FieldSpec):
                 raise TypeError(f"{cls.__qualname__}.{name}: declare it with field()")
-            value.name = name
-            value.slot = f"_{name}"
+            value.named(name)
             value.json_name = _camel(name)
             value.type = annotation
             if value.repeated:

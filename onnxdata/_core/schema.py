@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import sys
 from array import array
+from operator import attrgetter
 
+from .codegen import Emitter
 from .kinds import BOUNDS, is_boolean, is_boolean_type
 from .repeated import (
     RepeatedMessages,
@@ -199,6 +201,7 @@ class FieldSpec:
         "enum_name",
         "enum_values",
         "first",
+        "held",
         "json_name",
         "kind",
         "last",
@@ -276,6 +279,8 @@ class FieldSpec:
         self.bounds = info.bounds
         self.name = ""
         self.slot = ""
+        # What the message holds in the field, without making anything: set with ``slot``.
+        self.held: Callable[[Any], Any] = _unnamed
         self.json_name = ""
         self.owner: Any = None
         self.type: Any = None
@@ -339,6 +344,29 @@ class FieldSpec:
             made = self._messages = message_list(self.message)
         return made
 
+    def named(self, name: str) -> None:
+        """Give the field its name, and with it its slot and :attr:`held`
+        (``@message`` calls it once, when it builds the class).
+
+        ``held`` is the one way a module outside ``_core`` and the codec
+        reads a field as the message holds it: ``None`` while the field is
+        unset (a repeated one's container is made only when it is first
+        read by name), without a stand-in made for an unset sub-message.
+        It is an ``operator.attrgetter`` of the slot, built here once: one C
+        call, as fast as ``getattr(message, slot)`` and naming no slot
+        (``tests/package/test_slots.py`` checks that no other module does).
+        """
+        self.name = name
+        self.slot = f"_{name}"
+        self.held = attrgetter(self.slot)
+
+    def put(self, message: Any, value: Any) -> None:
+        """Store ``value`` in the field as held (``None`` unsets it), with no
+        conversion and no oneof rule: for code that moves what :attr:`held`
+        gave from one message to another of the same class (a copy, a
+        ``Clear``), never for a user's value (assign the field by name)."""
+        setattr(message, self.slot, value)
+
     def tag_for(self, wire_type: int) -> bytes:
         """The encoded tag of this field with ``wire_type`` (packed and unpacked are both read)."""
         return tag_bytes(self.number, wire_type)
@@ -349,6 +377,11 @@ class FieldSpec:
         if self.repeated and info.packable:
             return (info.wire_type, LEN)
         return (info.wire_type,)
+
+
+def _unnamed(message: Any) -> Any:
+    """:attr:`FieldSpec.held` of a field not yet in a class."""
+    raise LookupError("the field is in no message class yet")
 
 
 def _checked(number: int, kind: str, message: str | None, enum: str | None) -> KindInfo:
@@ -438,6 +471,7 @@ class MessageSpec:
         "cls",
         "fields",
         "full_name",
+        "held_numbered",
         "name",
         "named",
         "numbered",
@@ -450,6 +484,16 @@ class MessageSpec:
         self.full_name = PACKAGE + self.name  # protobuf's name: "onnx.TensorProto.Segment"
         self.fields = fields
         self.numbered = tuple(sorted(fields, key=lambda f: f.number))
+        # A function giving what a message holds in every field (as FieldSpec.held
+        # gives each: None while unset), in number order, then its unknown fields:
+        # for the walkers that read every field of a message (the printers, JSON,
+        # ListFields, ==), zipped with ``numbered``.  One tuple of slot reads,
+        # ``(m._a, ..., m.unknown_fields)``, generated on first call: a slot read in
+        # generated code is the fastest read CPython has.  It raises AttributeError
+        # when a slot was deleted.  Callers zip it without ``strict=``: the tuple is
+        # one longer than ``numbered``, and a keyword makes ``zip()`` a slow call
+        # on CPython 3.11, in loops run once per message.
+        self.held_numbered: Callable[[Any], tuple[Any, ...]] = self._build_held_numbered
         self.by_name = {f.name: f for f in fields}
         self.by_number = {f.number: f for f in fields}
         self.named = Named(self)
@@ -468,6 +512,19 @@ class MessageSpec:
 
     def __repr__(self) -> str:
         return f"<message {self.name}: {', '.join(f.name for f in self.fields)}>"
+
+    def _build_held_numbered(self, message: Any) -> tuple[Any, ...]:
+        """:attr:`held_numbered` until it is first called: generate it, put it
+        in its place, and read ``message`` with it (so that importing the
+        package generates nothing, and a call later costs no test)."""
+        emit = Emitter()
+        reads = "".join(f"m.{f.slot}, " for f in self.numbered)
+        emit(f"def held(m):\n    return ({reads}m.{UNKNOWN_FIELDS})")
+        made: Callable[[Any], tuple[Any, ...]]
+        made = emit.build(f"<onnxdata held {self.name}>", at_import=True)["held"]
+        made.__qualname__ = f"held[{self.name}]"
+        self.held_numbered = made
+        return made(message)
 
     def children(self) -> Iterator[FieldSpec]:
         """The MESSAGE fields, in number order."""

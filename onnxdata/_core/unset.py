@@ -84,8 +84,8 @@ def attach(message: Any) -> None:
                     setattr(parent, other, None)
 
 
-def forget_readers(parent: Any, slot: str | None = None) -> None:
-    """Unlink the stand-ins read from ``parent``'s field ``slot`` (every field: ``None``).
+def forget_readers(parent: Any, field: FieldSpec | None = None) -> None:
+    """Unlink the stand-ins read from ``parent``'s ``field`` (every field: ``None``).
 
     protobuf's rule for ``ClearField``, ``Clear`` and ``ParseFromString``: a
     reference read from an unset field before them no longer sets the field
@@ -95,7 +95,7 @@ def forget_readers(parent: Any, slot: str | None = None) -> None:
     if not _LINKS:
         return
     for key, (linked, linked_field) in list(_LINKS.items()):
-        if linked is parent and (slot is None or linked_field.slot == slot):
+        if linked is parent and (field is None or linked_field.slot == field.slot):
             del _LINKS[key]
 
 

@@ -221,7 +221,14 @@ CORPUS_TYPES: tuple[type[Message], ...] = (
     TypeProto,
 )
 # Where a model's defects go deep: its tensors first.
-_TENSOR_SITES = ("initializer", "t", "tensors", "sparse_initializer", "values")
+_GRAPH, _ATTRIBUTE = spec_of(GraphProto).named, spec_of(AttributeProto).named
+_TENSOR_SITES = (
+    _GRAPH.initializer.name,
+    _ATTRIBUTE.t.name,
+    _ATTRIBUTE.tensors.name,
+    _GRAPH.sparse_initializer.name,
+    spec_of(SparseTensorProto).named.values.name,
+)
 
 
 def _valid_seeds(folder: Folder, count: int) -> None:

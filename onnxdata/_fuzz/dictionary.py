@@ -64,20 +64,21 @@ def dictionary() -> str:
             for wt in f.accepted_wire_types():
                 users.setdefault(f.tag_for(wt), []).append(f"{spec.name}.{f.name}")
                 add(f"tag_{f.number}_{wire_names[wt]}", f.tag_for(wt))
-    tensor = spec_of(TensorProto).by_name
-    data_type = tensor["data_type"]
+    tensor = spec_of(TensorProto).named
+    data_type = tensor.data_type
     for dt, info in DATA_TYPES.items():
         value = data_type.tag + overlong_varint(dt)
         add(f"data_type_{info.name}", value)
-        add(f"head_{info.name}_{info.storage}", value + tensor[info.storage].tag)
+        storage = spec_of(TensorProto).by_name[info.storage]
+        add(f"head_{info.name}_{info.storage}", value + storage.tag)
         if dt != STRING_TYPE:
-            add(f"head_{info.name}_raw_data", value + tensor["raw_data"].tag)
+            add(f"head_{info.name}_raw_data", value + tensor.raw_data.tag)
     for cls in (SequenceProto, OptionalProto):
         elem = spec_of(cls).named.elem_type
         for kind in ELEMENT_KINDS:
             name = f"{spec_of(cls).name}_elem_type_{cls.DataType.Name(kind)}"
             add(name, elem.tag + overlong_varint(kind))
-    location = tensor["data_location"]
+    location = tensor.data_location
     for name, number in TensorProto.DataLocation.items():
         add(f"data_location_{name}", location.tag + overlong_varint(number))
     entry = spec_of(Entry).numbered  # key, then value

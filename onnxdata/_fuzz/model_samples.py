@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+from .._core.schema import spec_of
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import Message, TensorProto
 from .._messages.graphs import (
@@ -33,11 +34,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 AT = AttributeProto.AttributeType
 # The value field each attribute type sets (onnx.helper's rule).
+_A = spec_of(AttributeProto).named
 ATTRIBUTE_FIELDS: dict[int, str] = {
-    AT.FLOAT: "f", AT.INT: "i", AT.STRING: "s", AT.TENSOR: "t", AT.GRAPH: "g",
-    AT.SPARSE_TENSOR: "sparse_tensor", AT.TYPE_PROTO: "tp", AT.FLOATS: "floats",
-    AT.INTS: "ints", AT.STRINGS: "strings", AT.TENSORS: "tensors", AT.GRAPHS: "graphs",
-    AT.SPARSE_TENSORS: "sparse_tensors", AT.TYPE_PROTOS: "type_protos",
+    AT.FLOAT: _A.f.name, AT.INT: _A.i.name, AT.STRING: _A.s.name, AT.TENSOR: _A.t.name,
+    AT.GRAPH: _A.g.name, AT.SPARSE_TENSOR: _A.sparse_tensor.name, AT.TYPE_PROTO: _A.tp.name,
+    AT.FLOATS: _A.floats.name, AT.INTS: _A.ints.name, AT.STRINGS: _A.strings.name,
+    AT.TENSORS: _A.tensors.name, AT.GRAPHS: _A.graphs.name,
+    AT.SPARSE_TENSORS: _A.sparse_tensors.name, AT.TYPE_PROTOS: _A.type_protos.name,
 }  # fmt: skip
 _PLAIN_OPS = ("Add", "Mul", "Relu", "MatMul", "Sigmoid", "Identity", "Transpose", "Concat")
 _SUBGRAPH_OPS = {"If": ("then_branch", "else_branch"), "Loop": ("body",), "Scan": ("body",)}

@@ -18,7 +18,7 @@ import re
 import reprlib
 import struct
 import sys
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable, Iterable, Mapping, Set
 from typing import Any
 
 from .._core.errors import DecodeError
@@ -292,17 +292,18 @@ def _read_message(value: Any, spec: MessageSpec, from_dict: bool) -> Any:
     if not (isinstance(value, dict) if from_dict else _is_message(value, spec)):
         return WrongType(value, f"a {spec.name} message")
     out: dict[str, Any] = {}
-    ours = isinstance(value, Message)
-    for f in spec.fields:
-        if from_dict:
-            field_value = value.get(f.json_name, value.get(f.name))
-        elif ours:
-            # The slot, not the name: an unset field reads as its default (a
-            # sub-message as an empty stand-in, endlessly for a message that
-            # nests its own type), and only the slot's None tells it unset.
-            field_value = getattr(value, f.slot)
-        else:
-            field_value = getattr(value, f.name, None)
+    pairs: Iterable[tuple[FieldSpec, Any]]
+    if from_dict:
+        pairs = [(f, value.get(f.json_name, value.get(f.name))) for f in spec.fields]
+    elif isinstance(value, Message):
+        # As held, not by the name: an unset field reads as its default (a
+        # sub-message as an empty stand-in, endlessly for a message that nests
+        # its own type), and only None tells it unset.  (Number order: the
+        # readings are compared field by field, in number order.)
+        pairs = zip(spec.numbered, spec.held_numbered(value))  # noqa: B905 - see held_numbered
+    else:
+        pairs = [(f, getattr(value, f.name, None)) for f in spec.fields]
+    for f, field_value in pairs:
         if field_value is None:
             continue
         if f.repeated:

@@ -125,15 +125,18 @@ def filled(cls: type[Message], rng: random.Random, depth: int, fields: Any = Non
     return msg
 
 
+_EXTERNAL_DATA = spec_of(TensorProto).named.external_data.name
+
+
 def annotate(msg: Message, rng: random.Random) -> None:
     """Set every unset singular string field (names, doc strings) and every empty
     repeated list of string pairs other than ``external_data`` (metadata)."""
     for f in spec_of(type(msg)).fields:
-        value = getattr(msg, f.slot)
+        value = f.held(msg)
         if f.kind == STRING and not f.repeated and value is None:
             setattr(msg, f.name, text(rng))
         elif f.repeated and f.kind == MESSAGE and f.message is Entry and not value:  # noqa: SIM102
-            if f.name != "external_data":
+            if f.name != _EXTERNAL_DATA:
                 setattr(msg, f.name, [Entry(key=text(rng), value=text(rng))
                                       for _ in range(rng.randint(1, 2))])  # fmt: skip
 

@@ -144,7 +144,7 @@ def _fill(target: Any, source: Message) -> Any:
     for f in spec_of(type(source)).fields:
         # The slots, not the properties: an unset field stays unset (reading it
         # by name would give its default, and writing that would set it).
-        setattr(target, f.slot, getattr(source, f.slot))
+        f.put(target, f.held(source))
     setattr(target, UNKNOWN_FIELDS, getattr(source, UNKNOWN_FIELDS))
     return target
 

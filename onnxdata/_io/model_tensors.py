@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from .._core.access import gather, held
+from .._core.access import gather
+from .._core.schema import spec_of
 from .._core.walk import walk
 from .._messages.declarations import TensorProto
 from .._messages.graphs import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto
@@ -47,16 +48,18 @@ _GRAPHS = AttributeProto.GRAPHS
 # part each, no text made per tensor.
 _TENSOR = "tensor"
 # What the walkers read, as held: one call per message.
-_attribute_fields = gather(AttributeProto, ("type", "g", "graphs", "t", "tensors"))
-_attribute_graphs = gather(AttributeProto, ("type", "g", "graphs"))
-_graph_fields = gather(GraphProto, ("initializer", "node"))
+_A = spec_of(AttributeProto).named
+_G = spec_of(GraphProto).named
+_attribute_fields = gather((_A.type, _A.g, _A.graphs, _A.t, _A.tensors))
+_attribute_graphs = gather((_A.type, _A.g, _A.graphs))
+_graph_fields = gather((_G.initializer, _G.node))
 _held_node: dict[type, Callable[[Any], Any]] = {
-    GraphProto: held(GraphProto, "node"),
-    FunctionProto: held(FunctionProto, "node"),
+    GraphProto: _G.node.held,
+    FunctionProto: spec_of(FunctionProto).named.node.held,
 }
-_held_attribute = held(NodeProto, "attribute")
-_held_graph = held(ModelProto, "graph")
-_held_functions = held(ModelProto, "functions")
+_held_attribute = spec_of(NodeProto).named.attribute.held
+_held_graph = spec_of(ModelProto).named.graph.held
+_held_functions = spec_of(ModelProto).named.functions.held
 
 
 def _subgraphs(kind: Any, g: Any, graphs: Any, where: str) -> list[Child]:
@@ -144,8 +147,7 @@ def attribute_tensors(model: Any) -> list[TensorProto]:
         EncodeValueError: a graph holds itself.
     """
     functions = [
-        (f"ModelProto.functions[{i}]", f, None)
-        for i, f in enumerate(_held_functions(model) or ())
+        (f"ModelProto.functions[{i}]", f, None) for i, f in enumerate(_held_functions(model) or ())
     ]
     return _tensors([*_graph(model), *functions], _attribute_items)
 

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["SaveUndo"]
 
-_FIELDS = ("raw_data", "data_location")  # then external_data: the state _state records
+_FIELDS = (_RAW_DATA, _DATA_LOCATION)  # then external_data: the state _state records
 
 
 class SaveUndo:

@@ -143,13 +143,13 @@ def misfit(msg: Message) -> int:
     # an empty stand-in (OptionalProto.optional_value would give one forever),
     # and an unset ``*_type`` field its default.
     for f in spec.children():
-        value = getattr(msg, f.slot)
+        value = f.held(msg)
         if f.repeated:
             for sub in value or ():
                 score += misfit(sub)
         elif value is not None:
             score += misfit(value)
-    return score + type_misfit(spec, lambda f: _present(getattr(msg, f.slot), f.repeated))
+    return score + type_misfit(spec, lambda f: _present(f.held(msg), f.repeated))
 
 
 def _present(value: Any, repeated: bool) -> Any:

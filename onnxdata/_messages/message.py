@@ -12,12 +12,13 @@ from __future__ import annotations
 import functools
 from array import array
 
+from .._core.access import state
 from .._core.classes import MessageType
 from .._core.descriptors import message_descriptor
 from .._core.enums import ProtoEnum
 from .._core.mapped import LIVE, check_value
 from .._core.repeated import RepeatedScalars
-from .._core.schema import UNKNOWN_FIELDS, all_slots
+from .._core.schema import UNKNOWN_FIELDS
 from .._core.unset import forget_readers
 from .._core.walk import message_children, walk
 
@@ -278,7 +279,7 @@ class Message(metaclass=MessageType):
         no longer sets it (protobuf's rule).
         """
         for f in self._SPEC.fields:
-            setattr(self, f.slot, None)
+            f.put(self, None)
         setattr(self, UNKNOWN_FIELDS, b"")
         forget_readers(self)
 
@@ -302,7 +303,7 @@ class Message(metaclass=MessageType):
         f = self._field(field_name)
         if f.repeated:
             raise ValueError(f"Field onnx.{self._SPEC.name}.{field_name} does not have presence.")
-        return getattr(self, f.slot) is not None
+        return f.held(self) is not None
 
     def ClearField(self, field_name: str) -> None:  # noqa: N802 - protobuf's name
         """Unset ``field_name`` (a repeated field becomes empty; a oneof, its member).
@@ -315,8 +316,8 @@ class Message(metaclass=MessageType):
         """
         members = self._SPEC.oneofs.get(field_name) if isinstance(field_name, str) else None
         for f in members or (self._field(field_name),):  # a oneof: every member
-            setattr(self, f.slot, None)
-            forget_readers(self, f.slot)
+            f.put(self, None)
+            forget_readers(self, f)
 
     def ListFields(self) -> list[tuple[FieldSpec, Any]]:  # noqa: N802 - protobuf's name
         """The set fields, in field-number order, as ``(field, value)`` pairs.
@@ -327,8 +328,8 @@ class Message(metaclass=MessageType):
         protobuf gives its descriptor.
         """
         listed = []
-        for f in self._SPEC.numbered:
-            value = getattr(self, f.slot)
+        spec = self._SPEC
+        for f, value in zip(spec.numbered, spec.held_numbered(self)):  # noqa: B905 - see held_numbered
             if value is not None and (not f.repeated or len(value)):
                 listed.append((f, getattr(self, f.name)))
         return listed
@@ -373,7 +374,7 @@ class Message(metaclass=MessageType):
                 raise ValueError(f"Expected a oneof name, but got field name {oneof_group}.")
             raise ValueError(f'Protocol message {self._SPEC.name} has no "{oneof_group}" field.')
         for f in members:
-            if getattr(self, f.slot) is not None:
+            if f.held(self) is not None:
                 return f.name
         return None
 
@@ -411,7 +412,7 @@ class Message(metaclass=MessageType):
     def _become(self, other: Message) -> None:
         """Take every slot of ``other``, a message of the same type, just made."""
         for f in self._SPEC.fields:
-            setattr(self, f.slot, getattr(other, f.slot))
+            f.put(self, f.held(other))
         setattr(self, UNKNOWN_FIELDS, getattr(other, UNKNOWN_FIELDS))
 
     _repr_pretty_ = _PrettyRepr()
@@ -423,7 +424,7 @@ class Message(metaclass=MessageType):
 
         ``copy.deepcopy`` and ``pickle`` go through it (and ``__setstate__``).
         """
-        return {slot: _owned(getattr(self, slot)) for slot in all_slots(self._SPEC)}
+        return state(self, _owned)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         for slot, value in state.items():
@@ -463,7 +464,7 @@ class Message(metaclass=MessageType):
     __hash__ = None  # type: ignore[assignment]  # mutable, like protobuf messages
 
 
-_COMPARED: dict[type, tuple[tuple[str, str, bool, bool], ...]] = {}
+_COMPARED: dict[type, tuple[tuple[str, bool, bool], ...]] = {}
 _FLOAT_CODES = {"float": "f", "double": "d"}
 
 
@@ -489,25 +490,26 @@ def _owned(value: Any) -> Any:
     return value
 
 
-def _compared(cls: type[Message]) -> tuple[tuple[str, str, bool, bool], ...]:
-    """Every slot of ``cls``, with the typecode of a float field (else ``""``),
-    whether it is a repeated field's and whether a message field's: what
-    ``__eq__`` compares, and how (float fields by their bits, singular ones
-    too, a repeated field's unused slot as empty, messages pair by pair)."""
+def _compared(cls: type[Message]) -> tuple[tuple[str, bool, bool], ...]:
+    """For every value ``MessageSpec.held_numbered`` gives of a ``cls``
+    message (each field as held, in number order, then the unknown fields):
+    the typecode of a float field (else ``""``), whether it is a repeated
+    field's and whether a message field's: what ``__eq__`` compares, and how
+    (float fields by their bits, singular ones too, a repeated field's
+    unused slot as empty, messages pair by pair)."""
     found = _COMPARED.get(cls)
     if found is None:
         spec = cls._SPEC
         found = _COMPARED[cls] = (
             *(
                 (
-                    f.slot,
                     f.typecode or _FLOAT_CODES.get(f.kind, ""),
                     f.repeated,
                     f.kind == "message",
                 )
-                for f in spec.fields
+                for f in spec.numbered
             ),
-            (UNKNOWN_FIELDS, "", False, False),
+            ("", False, False),
         )
     return found
 
@@ -521,9 +523,8 @@ def _fields_equal(x: Any, y: Any, pending: list[tuple[Any, Any]]) -> bool:
             checked before it is read: an error, not SIGBUS.
     """
     mapped = bool(LIVE)  # a file is mapped: views are checked before they are read
-    for name, code, repeated, message in _compared(type(x)):
-        a = getattr(x, name)
-        b = getattr(y, name)
+    held = x._SPEC.held_numbered
+    for (code, repeated, message), a, b in zip(_compared(type(x)), held(x), held(y)):  # noqa: B905
         if a is b:
             continue
         if mapped:

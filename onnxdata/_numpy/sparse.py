@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from .._core.access import held
+from .._core.schema import spec_of as message_spec
 from .._messages.declarations import SparseTensorProto, TensorProto
 from .dtypes import np_dtype_to_tensor_dtype, spec_of
 from .shape import shape_of
@@ -30,8 +30,8 @@ from .tensor import array_to_tensor, tensor_to_array
 NDArray = npt.NDArray[Any]
 # The tensors as set, None while unset (onnx's HasField): reading the fields
 # by name gives an empty stand-in instead.
-_held_values = held(SparseTensorProto, "values")
-_held_indices = held(SparseTensorProto, "indices")
+_held_values = message_spec(SparseTensorProto).named.values.held
+_held_indices = message_spec(SparseTensorProto).named.indices.held
 
 
 def _label(sparse: SparseTensorProto) -> str:

@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .._core import schema as _schema
-from .._core.access import CROWDED, counter, gather, held
+from .._core.access import CROWDED, counter, gather
 from .._core.blanks import blank_maker
 from .._core.mapped import check_view
 from .._io.external import read_external_data, uses_external_data
@@ -70,21 +70,25 @@ _RAW_STORAGE: dict[int, np.dtype[Any]] = {
 }
 
 
+_T = _TENSOR.named  # the fields, by identifier: a renamed one fails here
+_RAW_DATA, _STRING_DATA = _T.raw_data.name, _T.string_data.name
 # Nonzero when a typed storage field holds values; makes no container (the
 # fast path runs on freshly decoded tensors, whose empty fields have none).
-_typed_values = counter(TensorProto, STORAGE_FIELDS)
+_STORAGE = tuple(_TENSOR.by_name[name] for name in STORAGE_FIELDS)
+_typed_values = counter(*_STORAGE)
 # What a tensor holds in these fields, None while unset (a repeated field:
 # while its container was never made).  Presence is what onnx reads through
 # HasField ("raw_data", "segment"); the properties give a default instead,
 # and each is a Python call where these are C calls.
-_held_raw = held(TensorProto, "raw_data")
-_held_segment = held(TensorProto, "segment")
+_held_raw = _T.raw_data.held
+_held_segment = _T.segment.held
 # What tensor_to_array's fast path reads, in one call (a property is a Python
 # call per field, and makes an empty dims container); CROWDED when a typed
 # storage field holds values or segment is set, which the fast path leaves to
 # the general one.
 _raw_alone = gather(
-    TensorProto, ("raw_data", "data_location", "data_type", "dims"), (*STORAGE_FIELDS, "segment")
+    (_T.raw_data, _T.data_location, _T.data_type, _T.dims),
+    (*_STORAGE, _T.segment),
 )
 
 
@@ -95,7 +99,7 @@ def _label(tensor: TensorProto) -> str:
 def _refuse_other_fields(tensor: TensorProto, used: str) -> None:
     """MUST rule: exactly one storage field holds the values."""
     t = tensor
-    if used != "raw_data":
+    if used != _RAW_DATA:
         if _held_raw(t) is not None:
             raise ValueError(f"{_label(t)} keeps its values in {used}, but raw_data is set too")
     elif not _typed_values(t):
@@ -180,7 +184,7 @@ def _general(tensor: TensorProto, base_dir: str, storage_view: bool = False) -> 
     itemsize = 1 if spec.bits else dtype.itemsize
     dims, count = shape_of(tensor.dims, itemsize, lambda: _label(tensor))
     if spec.data_type == _STRING:
-        _refuse_other_fields(tensor, "string_data")
+        _refuse_other_fields(tensor, _STRING_DATA)
         return _strings(tensor, dims, count)
     if uses_external_data(tensor):
         _refuse_other_fields(tensor, "external data")
@@ -188,8 +192,8 @@ def _general(tensor: TensorProto, base_dir: str, storage_view: bool = False) -> 
         return _from_raw(tensor, spec, dtype, raw, dims, count, "external data")
     raw_data = _held_raw(tensor)
     if raw_data is not None:  # onnx: tensor.HasField("raw_data"), so set and empty counts
-        _refuse_other_fields(tensor, "raw_data")
-        return _from_raw(tensor, spec, dtype, raw_data, dims, count, "raw_data")
+        _refuse_other_fields(tensor, _RAW_DATA)
+        return _from_raw(tensor, spec, dtype, raw_data, dims, count, _RAW_DATA)
     _refuse_other_fields(tensor, spec.field)
     return _from_field(tensor, spec, dtype, dims, count)
 
@@ -197,7 +201,7 @@ def _general(tensor: TensorProto, base_dir: str, storage_view: bool = False) -> 
 def _strings(tensor: TensorProto, dims: tuple[int, ...], count: int) -> NDArray:
     values = tensor.string_data
     if len(values) != count:
-        raise _size_error(tensor, "string_data", len(values), count, dims)
+        raise _size_error(tensor, _STRING_DATA, len(values), count, dims)
     # Invalid UTF-8 raises UnicodeDecodeError as in onnx.  Unlike onnx (which
     # goes through a numpy "U" array) trailing NUL characters are kept.
     try:
@@ -236,7 +240,7 @@ def _from_raw(
         out = out.byteswap()
     elif not out.flags.aligned:
         out = _aligned(out)
-    if where == "raw_data":
+    if where == _RAW_DATA:
         out.flags.writeable = False  # a view of the message's bytes, as onnx returns
     return out.reshape(dims)
 
@@ -308,7 +312,9 @@ _RAW_AS_IS: dict[np.dtype[Any], int] = {}
 # A tensor holding these three fields, made in one call: __init__ with
 # keywords and the properties would be several Python calls more, and dims a
 # second list (their conversion copies what is already a new list of ints).
-_new_raw_tensor = blank_maker(_TENSOR, ("dims", "data_type", "raw_data"))
+_new_raw_tensor = blank_maker(
+    _TENSOR, tuple(f.name for f in (_T.dims, _T.data_type, _T.raw_data))
+)
 
 
 def array_to_tensor(array: Any, name: str | None = None) -> TensorProto:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from .._core.access import gather, held
+from .._core.access import gather
+from .._core.schema import spec_of
 from .._messages.graphs import AttributeProto, GraphProto, NodeProto
 from .lexicon import ATTRIBUTE_TYPES, UNDEFINED
 from .print_state import NameTexts, Printing
@@ -30,17 +31,22 @@ __all__ = ["attribute_text", "graph_text", "node_text", "nodes_text"]
 _ATTRIBUTE_NAMES = {number: name for name, number in ATTRIBUTE_TYPES.items()}
 # One C call reads all the fields a node's or an attribute's line needs, from their slots
 # (``None`` where never set, a repeated field where never made).
+_NODE = spec_of(NodeProto).named
+_ATTRIBUTE = spec_of(AttributeProto).named
+_GRAPH = spec_of(GraphProto).named
 _NODE_FIELDS = gather(
-    NodeProto, ("name", "output", "input", "op_type", "domain", "overload", "attribute")
-)
+    (_NODE.name, _NODE.output, _NODE.input, _NODE.op_type, _NODE.domain, _NODE.overload,
+     _NODE.attribute),
+)  # fmt: skip
 _ATTRIBUTE_FIELDS = gather(
-    AttributeProto, ("name", "type", "ref_attr_name", "i", "f", "ints", "g", "graphs")
-)
+    (_ATTRIBUTE.name, _ATTRIBUTE.type, _ATTRIBUTE.ref_attr_name, _ATTRIBUTE.i, _ATTRIBUTE.f,
+     _ATTRIBUTE.ints, _ATTRIBUTE.g, _ATTRIBUTE.graphs),
+)  # fmt: skip
 _HEADS = {number: f": {name} = " for number, name in _ATTRIBUTE_NAMES.items()}
 _UNDEFINED_HEAD = f": {UNDEFINED} = "
-_INITIALIZERS = held(GraphProto, "initializer")
-_VALUE_INFOS = held(GraphProto, "value_info")
-_GRAPH_NODES = held(GraphProto, "node")
+_INITIALIZERS = _GRAPH.initializer.held
+_VALUE_INFOS = _GRAPH.value_info.held
+_GRAPH_NODES = _GRAPH.node.held
 
 
 def _value_text(attr: AttributeProto, kind: int, printing: Printing, indent: int) -> str:

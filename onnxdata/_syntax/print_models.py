@@ -10,7 +10,7 @@ info, no function's value infos or attribute defaults), and neither does this.
 
 from __future__ import annotations
 
-from .._core.access import held
+from .._core.schema import spec_of
 from .._messages.graphs import FunctionProto, ModelProto, OperatorSetIdProto
 from .lexicon import MODEL_KEYWORDS
 from .print_graphs import graph_text, nodes_text
@@ -23,10 +23,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["function_text", "model_text"]
 
-_MODEL_FIELDS = {keyword: held(ModelProto, keyword) for keyword in MODEL_KEYWORDS}
-_MODEL_GRAPH = held(ModelProto, "graph")
-_FUNCTIONS = held(ModelProto, "functions")
-_FUNCTION_ATTRIBUTES = held(FunctionProto, "attribute")
+_MODEL = spec_of(ModelProto).named
+# The syntax's keywords are the fields' names: a field renamed fails here, at import.
+_MODEL_FIELDS = {keyword: getattr(_MODEL, keyword).held for keyword in MODEL_KEYWORDS}
+_MODEL_GRAPH = _MODEL.graph.held
+_FUNCTIONS = _MODEL.functions.held
+_FUNCTION_ATTRIBUTES = spec_of(FunctionProto).named.attribute.held
 
 
 def _opsets(opsets: Iterable[OperatorSetIdProto], separator: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from array import array
 from sys import byteorder
 
-from .._core.access import held
+from .._core.schema import spec_of
 from .._messages.declarations import StringStringEntryProto, TensorProto
 from .lexicon import ELEMENT_TYPES, UNDEFINED, is_identifier
 from .print_numbers import double_text
@@ -73,16 +73,16 @@ def entries_text(entries: Iterable[StringStringEntryProto]) -> str:
     return "[" + ", ".join(f"{quoted(e.key)}: {quoted(e.value)}" for e in entries) + "]"
 
 
-_DIMS = held(TensorProto, "dims")
-_NAME = held(TensorProto, "name")
-_RAW = held(TensorProto, "raw_data")
-_LOCATION = held(TensorProto, "data_location")
-_INT32 = held(TensorProto, "int32_data")
-_INT64 = held(TensorProto, "int64_data")
-_UINT64 = held(TensorProto, "uint64_data")
-_FLOAT = held(TensorProto, "float_data")
-_DOUBLE = held(TensorProto, "double_data")
-_STRING = held(TensorProto, "string_data")
+_DIMS = spec_of(TensorProto).named.dims.held
+_NAME = spec_of(TensorProto).named.name.held
+_RAW = spec_of(TensorProto).named.raw_data.held
+_LOCATION = spec_of(TensorProto).named.data_location.held
+_INT32 = spec_of(TensorProto).named.int32_data.held
+_INT64 = spec_of(TensorProto).named.int64_data.held
+_UINT64 = spec_of(TensorProto).named.uint64_data.held
+_FLOAT = spec_of(TensorProto).named.float_data.held
+_DOUBLE = spec_of(TensorProto).named.double_data.held
+_STRING = spec_of(TensorProto).named.string_data.held
 
 # raw_data's element type code (array's) and width, by data type: the 8- and 16-bit
 # floats as their unsigned bit patterns, as onnx prints them.

@@ -9,29 +9,29 @@ nothing; a dim is its value, its name (quoted unless an identifier) or ``?``; a
 
 from __future__ import annotations
 
-from .._core.access import held
+from .._core.schema import spec_of
 from .._messages.graphs import ValueInfoProto
 from .._messages.types import TensorShapeProto, TypeProto
 from .print_tensors import element_type_name, name_text
 
 __all__ = ["type_text", "value_info_text"]
 
-_DIM_VALUE = held(TensorShapeProto.Dimension, "dim_value")
-_DIM_PARAM = held(TensorShapeProto.Dimension, "dim_param")
-_DIMS = held(TensorShapeProto, "dim")
-_TENSOR = held(TypeProto, "tensor_type")
-_SEQUENCE = held(TypeProto, "sequence_type")
-_MAP = held(TypeProto, "map_type")
-_OPTIONAL = held(TypeProto, "optional_type")
-_SPARSE = held(TypeProto, "sparse_tensor_type")
-_OPAQUE = held(TypeProto, "opaque_type")
-_TENSOR_SHAPE = held(TypeProto.Tensor, "shape")
-_SPARSE_SHAPE = held(TypeProto.SparseTensor, "shape")
-_ELEMENT = held(TypeProto.Sequence, "elem_type")
-_OPTIONAL_ELEMENT = held(TypeProto.Optional, "elem_type")
-_MAP_VALUE = held(TypeProto.Map, "value_type")
-_VALUE_TYPE = held(ValueInfoProto, "type")
-_VALUE_NAME = held(ValueInfoProto, "name")
+_DIM_VALUE = spec_of(TensorShapeProto.Dimension).named.dim_value.held
+_DIM_PARAM = spec_of(TensorShapeProto.Dimension).named.dim_param.held
+_DIMS = spec_of(TensorShapeProto).named.dim.held
+_TENSOR = spec_of(TypeProto).named.tensor_type.held
+_SEQUENCE = spec_of(TypeProto).named.sequence_type.held
+_MAP = spec_of(TypeProto).named.map_type.held
+_OPTIONAL = spec_of(TypeProto).named.optional_type.held
+_SPARSE = spec_of(TypeProto).named.sparse_tensor_type.held
+_OPAQUE = spec_of(TypeProto).named.opaque_type.held
+_TENSOR_SHAPE = spec_of(TypeProto.Tensor).named.shape.held
+_SPARSE_SHAPE = spec_of(TypeProto.SparseTensor).named.shape.held
+_ELEMENT = spec_of(TypeProto.Sequence).named.elem_type.held
+_OPTIONAL_ELEMENT = spec_of(TypeProto.Optional).named.elem_type.held
+_MAP_VALUE = spec_of(TypeProto.Map).named.value_type.held
+_VALUE_TYPE = spec_of(ValueInfoProto).named.type.held
+_VALUE_NAME = spec_of(ValueInfoProto).named.name.held
 
 
 def _dim_text(dim: TensorShapeProto.Dimension) -> str:

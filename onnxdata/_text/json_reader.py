@@ -149,7 +149,7 @@ class Parser:
                             raise
             return
         if f.kind == MESSAGE:
-            sub = getattr(message, f.slot)  # None while unset: the property gives a stand-in
+            sub = f.held(message)  # None while unset: the property gives a stand-in
             if sub is None:  # set first, as protobuf's SetInParent: an empty {} sets it
                 sub = f.message()
                 setattr(message, f.name, sub)

@@ -76,8 +76,8 @@ class Printer:
                 "(a message that contains itself?)"
             )
         out: dict[str, Any] = {}
-        for f in spec.numbered:
-            value = getattr(message, f.slot)  # None while unset: what is present prints
+        for f, value in zip(spec.numbered, spec.held_numbered(message)):  # noqa: B905 - see held_numbered
+            # value: None while unset, what is present prints
             if LIVE:  # a view of a mapped file that shrank: an error, not SIGBUS
                 check_value(value)
             try:

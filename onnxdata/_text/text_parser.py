@@ -164,7 +164,7 @@ class Parser:
             # The slot tells presence (the property would give a stand-in); a
             # message set through the property sets ``message`` too, if it is
             # itself a stand-in read from its parent, as SetInParent does.
-            sub = getattr(message, f.slot)
+            sub = f.held(message)
             if sub is not None and not self.merge:
                 raise tokenizer.ParseErrorPreviousToken(
                     f'Message type "{full}" should not have multiple "{f.name}" fields.'
@@ -196,7 +196,7 @@ class Parser:
         if f.repeated:
             _container(message, f).append(value)
         else:
-            if not self.merge and getattr(message, f.slot) is not None:  # HasField
+            if not self.merge and f.held(message) is not None:  # HasField
                 raise tokenizer.ParseErrorPreviousToken(
                     f'Message type "{full}" should not have multiple "{f.name}" fields.'
                 )
@@ -269,7 +269,7 @@ def _check_oneof(tokenizer: Tokenizer, message: Any, f: FieldSpec, full: str) ->
     """
     assert f.oneof is not None
     for member in spec_of(type(message)).oneofs[f.oneof]:
-        if member is not f and getattr(message, member.slot) is not None:
+        if member is not f and member.held(message) is not None:
             raise tokenizer.ParseErrorPreviousToken(
                 f'Field "{f.name}" is specified along with field "{member.name}", another '
                 f'member of oneof "{f.oneof}" for message type "{full}".'

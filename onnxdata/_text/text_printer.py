@@ -21,7 +21,7 @@ from .values import MAX_PRINT_DEPTH, bytes_of, checked_int, count, string_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from typing import Any, TextIO
 
     from .._core.schema import FieldSpec
@@ -94,10 +94,14 @@ class Printer:
                 self.out.write(" " * self.indent + formatted + self.end())
                 return
         spec = spec_of(type(message))
-        for f in spec.fields if self.index_order else spec.numbered:
-            # The slot, not the property: an unset field prints nothing (reading
-            # it would give its default, or a stand-in that nests for ever).
-            value = getattr(message, f.slot)
+        # As held, not by the property: an unset field prints nothing (reading
+        # it would give its default, or a stand-in that nests for ever).
+        if self.index_order:
+            held: Sequence[Any] = [f.held(message) for f in spec.fields]
+            fields = spec.fields
+        else:
+            held, fields = spec.held_numbered(message), spec.numbered  # one C call
+        for f, value in zip(fields, held):  # noqa: B905 - see held_numbered
             if LIVE:  # a view of a mapped file that shrank: an error, not SIGBUS
                 check_value(value)
             if not f.repeated:

@@ -39,8 +39,8 @@ def _message(message: Any, out: list[str], depth: int) -> None:
     if depth > MAX_PRINT_DEPTH:
         raise ValueError(f"messages nested more than {MAX_PRINT_DEPTH} deep")
     pad = "  " * depth
-    for f in spec.numbered:
-        value = getattr(message, f.slot)  # None while unset: what is present prints
+    for f, value in zip(spec.numbered, spec.held_numbered(message)):  # noqa: B905 - see held_numbered
+        # value: None while unset, what is present prints
         if LIVE:  # a view of a mapped file that shrank: an error, not SIGBUS
             check_value(value)
         if f.repeated:

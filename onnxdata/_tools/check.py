@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import operator
 from array import array
-from operator import attrgetter
 
+from .._core.access import gather
 from .._core.codegen import Emitter
 from .._core.foreign import describe, foreign_name
 from .._core.kinds import integer
@@ -204,7 +204,7 @@ def _read_fields(msg: Any, spec: MessageSpec) -> _Fields:
             try:
                 # The slot, as the fast path reads it: by name, an unset
                 # sub-message would read as a stand-in, walked forever.
-                value = getattr(msg, f.slot)
+                value = f.held(msg)
             except AttributeError:
                 problems.append((name, "has no value (its attribute was deleted)"))
                 value = None
@@ -266,20 +266,20 @@ def _make_fast(
     values go through the field's reader.  Raises AttributeError if a slot
     was deleted.
     """
-    # The slots, not the fields' names: an unused repeated field is None in
-    # its slot (read here as an empty list, never mutated), and reading the
-    # property would make its container.
-    names = [f.slot for f in spec.fields]
+    # As held (gather, FieldSpec.held), not by the fields' names: an unused
+    # repeated field is None (read here as an empty list, never mutated), and
+    # reading the property would make its container.
+    names = spec.fields
     emit = Emitter({"array": array, "EMPTY": []})
     env = emit.env
     with emit.block("def read_fields(msg):"):
         emit("problems = []")
-        if len(names) == 1:  # attrgetter of one name gives the value, of several a tuple
+        if len(names) == 1:  # one field: its getter gives the value (gather's, a 1-tuple)
+            env["get"] = names[0].held
             emit("v0 = get(msg)")
         elif names:
+            env["get"] = gather(names)
             emit(f"({', '.join(f'v{i}' for i in range(len(names)))},) = get(msg)")
-        if names:
-            env["get"] = attrgetter(*names)
         for i, f in enumerate(spec.fields):
             if f.repeated:
                 emit(f"if v{i} is None:\n    v{i} = EMPTY")

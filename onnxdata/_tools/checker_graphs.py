@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import sys
 
-from .._core.access import gather, held
+from .._core.access import gather
 from .._core.errors import ValidationError
 from .._core.schema import spec_of
 from .._messages.declarations import TensorProto
-from .._messages.graphs import AttributeProto, NodeProto, ValueInfoProto
+from .._messages.graphs import AttributeProto, GraphProto, NodeProto, ValueInfoProto
 from .._messages.types import TypeProto
 from .checker_context import (
     CheckerContext,
@@ -82,33 +82,42 @@ _KNOWN_TYPES = frozenset(_ATTRIBUTE_TYPES.values())
 _A = _ATTRIBUTE_TYPES
 # The value fields of an attribute in onnx's order: the type each one needs,
 # whether it is repeated, and whether what it holds is checked in turn.
+_AT = spec_of(AttributeProto).named
 _VALUE_FIELDS = (
-    ("f", _A.FLOAT, False, False), ("i", _A.INT, False, False),
-    ("s", _A.STRING, False, False), ("t", _A.TENSOR, False, True),
-    ("g", _A.GRAPH, False, True), ("tp", _A.TYPE_PROTO, False, False),
-    ("sparse_tensor", _A.SPARSE_TENSOR, False, True), ("floats", _A.FLOATS, True, False),
-    ("ints", _A.INTS, True, False), ("strings", _A.STRINGS, True, False),
-    ("tensors", _A.TENSORS, True, True), ("graphs", _A.GRAPHS, True, True),
-    ("sparse_tensors", _A.SPARSE_TENSORS, True, True),
-    ("type_protos", _A.TYPE_PROTOS, True, False),
+    (_AT.f, _A.FLOAT, False, False), (_AT.i, _A.INT, False, False),
+    (_AT.s, _A.STRING, False, False), (_AT.t, _A.TENSOR, False, True),
+    (_AT.g, _A.GRAPH, False, True), (_AT.tp, _A.TYPE_PROTO, False, False),
+    (_AT.sparse_tensor, _A.SPARSE_TENSOR, False, True), (_AT.floats, _A.FLOATS, True, False),
+    (_AT.ints, _A.INTS, True, False), (_AT.strings, _A.STRINGS, True, False),
+    (_AT.tensors, _A.TENSORS, True, True), (_AT.graphs, _A.GRAPHS, True, True),
+    (_AT.sparse_tensors, _A.SPARSE_TENSORS, True, True),
+    (_AT.type_protos, _A.TYPE_PROTOS, True, False),
 )  # fmt: skip
 _VALUE_KINDS = tuple((kind, repeated, deep) for _, kind, repeated, deep in _VALUE_FIELDS)
 # Every value field's slot in one call (None: unset, or a repeated field never made).
-_VALUES = gather(AttributeProto, tuple(f[0] for f in _VALUE_FIELDS))
-_ATTR_TYPE = held(AttributeProto, "type")
-_ATTR_REF = held(AttributeProto, "ref_attr_name")
-_NODE_ATTRIBUTES = held(NodeProto, "attribute")
+_VALUES = gather(tuple(f[0] for f in _VALUE_FIELDS))
+_ATTR_TYPE = _AT.type.held
+_ATTR_REF = _AT.ref_attr_name.held
+_NODE_ATTRIBUTES = spec_of(NodeProto).named.attribute.held
 
 # A value info's type: the oneof member, and the fields onnx asks of it
 # (has: presence; name: non-empty).
-_TYPE_NEEDS = {
-    "tensor_type": (("elem_type", "has"), ("shape", "has")),
-    "optional_type": (("elem_type", "has"),),
-    "sequence_type": (("elem_type", "has"),),
-    "map_type": (("key_type", "has"), ("value_type", "has")),
-    "opaque_type": (("name", "name"),),
-    "sparse_tensor_type": (("elem_type", "has"), ("shape", "has")),
-}
+def _type_needs() -> dict[str, tuple[tuple[str, str], ...]]:
+    tp, has, named = spec_of(TypeProto).named, "has", "name"
+    tensor, sparse = spec_of(TypeProto.Tensor).named, spec_of(TypeProto.SparseTensor).named
+    map_ = spec_of(TypeProto.Map).named
+    return {
+        tp.tensor_type.name: ((tensor.elem_type.name, has), (tensor.shape.name, has)),
+        tp.optional_type.name: ((spec_of(TypeProto.Optional).named.elem_type.name, has),),
+        tp.sequence_type.name: ((spec_of(TypeProto.Sequence).named.elem_type.name, has),),
+        tp.map_type.name: ((map_.key_type.name, has), (map_.value_type.name, has)),
+        tp.opaque_type.name: ((spec_of(TypeProto.Opaque).named.name.name, named),),
+        tp.sparse_tensor_type.name: ((sparse.elem_type.name, has), (sparse.shape.name, has)),
+    }
+
+
+_TYPE_NEEDS = _type_needs()
+_GRAPH_VALUE_INFOS = (spec_of(GraphProto).named.input.name, spec_of(GraphProto).named.output.name)
 
 
 def schemas_of(ctx: CheckerContext) -> SchemaCache:
@@ -288,7 +297,7 @@ def check_graph(graph: Any, ctx: CheckerContext, parent_lex: LexicalScopeContext
     """
     if not graph.name:
         fail("Field 'name' of 'graph' is required to be non-empty.")
-    for field in ("input", "output"):
+    for field in _GRAPH_VALUE_INFOS:
         for i, value_info in enumerate(getattr(graph, field)):
             try:
                 check_value_info(value_info, ctx)

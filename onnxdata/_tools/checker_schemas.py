@@ -14,7 +14,7 @@ The checks and their messages are ``schema.cc``'s, in its order.
 
 from __future__ import annotations
 
-from .._core.access import held
+from .._core.schema import spec_of
 from .._defs.registry import get_schema
 from .._defs.schema_parts import SchemaError
 from .._messages.graphs import AttributeProto
@@ -39,16 +39,17 @@ _SINGLE, _OPTIONAL, _VARIADIC = 0, 1, 2
 _ATTRIBUTE_TYPES = AttributeProto.AttributeType
 # The attribute types whose value field Verify asks for, and the field's name
 # in its message ("type_proto" is onnx's word for the field tp).
+_ATTRIBUTE = spec_of(AttributeProto).named
 _NEEDS_FIELD = {
-    _ATTRIBUTE_TYPES.TENSOR: (held(AttributeProto, "t"), "t"),
-    _ATTRIBUTE_TYPES.SPARSE_TENSOR: (held(AttributeProto, "sparse_tensor"), "sparse_tensor"),
-    _ATTRIBUTE_TYPES.GRAPH: (held(AttributeProto, "g"), "g"),
-    _ATTRIBUTE_TYPES.TYPE_PROTO: (held(AttributeProto, "tp"), "type_proto"),
+    _ATTRIBUTE_TYPES.TENSOR: (_ATTRIBUTE.t.held, _ATTRIBUTE.t.name),
+    _ATTRIBUTE_TYPES.SPARSE_TENSOR: (_ATTRIBUTE.sparse_tensor.held, _ATTRIBUTE.sparse_tensor.name),
+    _ATTRIBUTE_TYPES.GRAPH: (_ATTRIBUTE.g.held, _ATTRIBUTE.g.name),
+    _ATTRIBUTE_TYPES.TYPE_PROTO: (_ATTRIBUTE.tp.held, "type_proto"),
 }
 _KNOWN_TYPES = frozenset(_ATTRIBUTE_TYPES.values())
 _UNDEFINED = _ATTRIBUTE_TYPES.UNDEFINED
-_ATTR_TYPE = held(AttributeProto, "type")
-_ATTR_REF = held(AttributeProto, "ref_attr_name")
+_ATTR_TYPE = _ATTRIBUTE.type.held
+_ATTR_REF = _ATTRIBUTE.ref_attr_name.held
 
 
 def type_name(value: int) -> str:

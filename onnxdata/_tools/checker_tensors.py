@@ -18,7 +18,6 @@ from __future__ import annotations
 import sys
 from array import array
 
-from .._core.access import held
 from .._core.mapped import check_view
 from .._core.schema import spec_of
 from .._messages.declarations import (
@@ -45,6 +44,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
+    from .._core.schema import FieldSpec
     from .checker_context import CheckerContext
 
 __all__ = ["check_map", "check_optional", "check_sequence", "check_sparse_tensor", "check_tensor"]
@@ -55,12 +55,13 @@ _EXTERNAL = TensorProto.EXTERNAL
 
 # The value fields, in the order onnx counts them (the last one holding values
 # is the one its messages name).
+_T = spec_of(TensorProto).named
 _VALUE_FIELDS = (
-    "float_data", "int32_data", "string_data", "int64_data", "raw_data", "double_data",
-    "uint64_data",
+    _T.float_data, _T.int32_data, _T.string_data, _T.int64_data, _T.raw_data, _T.double_data,
+    _T.uint64_data,
 )  # fmt: skip
-_HELD = tuple((name, held(TensorProto, name)) for name in _VALUE_FIELDS)
-_TENSOR = {name: held(TensorProto, name) for name in ("data_type", "data_location", "name")}
+_HELD = tuple((f.name, f.held) for f in _VALUE_FIELDS)
+_DATA_TYPE, _LOCATION, _NAME = _T.data_type.held, _T.data_location.held, _T.name.held
 
 # raw_data: bytes per element, or (numerator, denominator) for packed types.
 _RAW_PER_ELEMENT = {
@@ -79,20 +80,20 @@ _FLOAT6 = (_DT.FLOAT6E2M3, _DT.FLOAT6E3M2)
 
 # The typed field of each data type, what one element takes in it, onnx's word
 # for its values, and whether its message says "and packed type".
-_TYPED: dict[int, tuple[str, int, str, bool]] = {
-    **dict.fromkeys((_DT.FLOAT,), ("float_data", 1, "float", False)),
-    _DT.COMPLEX64: ("float_data", 2, "float", False),
-    _DT.DOUBLE: ("double_data", 1, "double", False),
-    _DT.COMPLEX128: ("double_data", 2, "double", False),
+_TYPED: dict[int, tuple[FieldSpec, int, str, bool]] = {
+    **dict.fromkeys((_DT.FLOAT,), (_T.float_data, 1, "float", False)),
+    _DT.COMPLEX64: (_T.float_data, 2, "float", False),
+    _DT.DOUBLE: (_T.double_data, 1, "double", False),
+    _DT.COMPLEX128: (_T.double_data, 2, "double", False),
     **dict.fromkeys((_DT.INT32, _DT.UINT8, _DT.INT8, _DT.UINT16, _DT.INT16, _DT.BOOL,
                      _DT.FLOAT16, _DT.BFLOAT16, _DT.FLOAT8E4M3FN, _DT.FLOAT8E4M3FNUZ,
                      _DT.FLOAT8E5M2, _DT.FLOAT8E5M2FNUZ, _DT.FLOAT8E8M0, _DT.FLOAT6E2M3,
-                     _DT.FLOAT6E3M2), ("int32_data", 1, "int32", False)),
-    **dict.fromkeys((_DT.UINT4, _DT.INT4, _DT.FLOAT4E2M1), ("int32_data", -8, "int32", True)),
-    **dict.fromkeys((_DT.UINT2, _DT.INT2), ("int32_data", -16, "int32", True)),
-    _DT.INT64: ("int64_data", 1, "int64", False),
-    **dict.fromkeys((_DT.UINT32, _DT.UINT64), ("uint64_data", 1, "uint64", False)),
-    _DT.STRING: ("string_data", 1, "string", False),
+                     _DT.FLOAT6E3M2), (_T.int32_data, 1, "int32", False)),
+    **dict.fromkeys((_DT.UINT4, _DT.INT4, _DT.FLOAT4E2M1), (_T.int32_data, -8, "int32", True)),
+    **dict.fromkeys((_DT.UINT2, _DT.INT2), (_T.int32_data, -16, "int32", True)),
+    _DT.INT64: (_T.int64_data, 1, "int64", False),
+    **dict.fromkeys((_DT.UINT32, _DT.UINT64), (_T.uint64_data, 1, "uint64", False)),
+    _DT.STRING: (_T.string_data, 1, "string", False),
 }  # fmt: skip
 
 
@@ -115,14 +116,14 @@ def dim_product(dims: Any, name: str) -> int:
 
 def check_tensor(tensor: Any, ctx: CheckerContext) -> None:
     """onnx's ``check_tensor``. Raises ValidationError."""
-    data_type = _TENSOR["data_type"](tensor)
+    data_type = _DATA_TYPE(tensor)
     if data_type is None:
         fail("Field 'data_type' of 'tensor' is required but missing.")
-    name = _TENSOR["name"](tensor) or ""
+    name = _NAME(tensor) or ""
     if data_type == _DT.UNDEFINED:
         fail("setting data_type field (tensor name: ", name, ") to UNDEFINED is not allowed")
     used = [field for field, read in _HELD if _size(read(tensor))]
-    if _TENSOR["data_location"](tensor) == _EXTERNAL:
+    if _LOCATION(tensor) == _EXTERNAL:
         _external(tensor, name, used, ctx)
         return
     nelem = dim_product(tensor.dims, name)
@@ -130,7 +131,7 @@ def check_tensor(tensor: Any, ctx: CheckerContext) -> None:
         fail("TensorProto (tensor name: ", name, ") is 0-element but contains data!")
     if nelem != 0 and len(used) != 1:
         fail("TensorProto (tensor name: ", name, ") should contain one and only one value field.")
-    if "raw_data" in used:
+    if _T.raw_data.name in used:
         _raw(tensor, name, data_type, nelem)
     else:
         _typed(tensor, name, data_type, nelem, used[-1] if used else "")
@@ -187,9 +188,9 @@ def _typed(tensor: Any, name: str, data_type: int, nelem: int, value_field: str)
     if typed is None:
         fail("Unrecognized data_type (tensor name: ", name, "): ", data_type)
     field, per, word, packed = typed
-    have = _size(held(TensorProto, field)(tensor))
-    if nelem != 0 and value_field != field:
-        fail("values of data_type '", data_type, "' should be stored in field '", field,
+    have = _size(field.held(tensor))
+    if nelem != 0 and value_field != field.name:
+        fail("values of data_type '", data_type, "' should be stored in field '", field.name,
              "' instead of '", value_field, "'")  # fmt: skip
     if nelem <= 0:
         return
@@ -198,8 +199,9 @@ def _typed(tensor: Any, name: str, data_type: int, nelem: int, value_field: str)
         _too_large(name)
     if have < want:
         shape = "shape and packed type" if packed else "shape"
-        fail("TensorProto (tensor name: ", name, ") ", field, " size (", have, ") is too small "
-             "for the declared ", shape, " (", want, " ", word, " values required).")  # fmt: skip
+        fail("TensorProto (tensor name: ", name, ") ", field.name, " size (", have, ") is too "
+             "small for the declared ", shape, " (", want, " ", word,
+             " values required).")  # fmt: skip
     if data_type in _FLOAT6:
         for value in tensor.int32_data:
             if value < 0 or value > 0x3F:
@@ -340,10 +342,11 @@ def check_sequence(sequence: Any, ctx: CheckerContext) -> None:
              "valid element type.")  # fmt: skip
 
 
+_O = spec_of(OptionalProto).named
 _OPTIONAL_CHECKS = {
-    OptionalProto.TENSOR: ("tensor_value", check_tensor),
-    OptionalProto.SPARSE_TENSOR: ("sparse_tensor_value", check_sparse_tensor),
-    OptionalProto.SEQUENCE: ("sequence_value", check_sequence),
+    OptionalProto.TENSOR: (_O.tensor_value.name, check_tensor),
+    OptionalProto.SPARSE_TENSOR: (_O.sparse_tensor_value.name, check_sparse_tensor),
+    OptionalProto.SEQUENCE: (_O.sequence_value.name, check_sequence),
 }
 
 
@@ -368,9 +371,10 @@ def check_optional(optional: Any, ctx: CheckerContext) -> None:
 
 
 _BAD_KEYS = (_DT.FLOAT, _DT.BOOL, _DT.FLOAT16, _DT.COMPLEX64, _DT.COMPLEX128)
+_S = spec_of(SequenceProto).named
 _MAP_VALUES = {
-    _SQ.TENSOR: "tensor_values", _SQ.SPARSE_TENSOR: "sparse_tensor_values",
-    _SQ.SEQUENCE: "sequence_values", _SQ.MAP: "map_values",
+    _SQ.TENSOR: _S.tensor_values.name, _SQ.SPARSE_TENSOR: _S.sparse_tensor_values.name,
+    _SQ.SEQUENCE: _S.sequence_values.name, _SQ.MAP: _S.map_values.name,
 }  # fmt: skip
 
 

@@ -25,7 +25,7 @@ from functools import partial
 from .._core.schema import MESSAGE, spec_of
 from .._core.walk import Step, walk
 from .._messages.declarations import StringStringEntryProto
-from .._messages.graphs import ModelProto
+from .._messages.graphs import FunctionProto, GraphProto, ModelProto
 from .._messages.types import TypeProto
 from .._messages.versions import IR_VERSION
 
@@ -60,13 +60,25 @@ _VALUE_FIELDS = (
     ("sparse_tensors", 12, True), ("type_protos", 14, True),
 )  # fmt: skip
 # The type of a value: the member of TypeProto's oneof, and the fields it must set.
+_TP = spec_of(TypeProto).named
+_OPAQUE = _TP.opaque_type.name
+_GRAPH_VALUE_INFOS = (spec_of(GraphProto).named.input.name, spec_of(GraphProto).named.output.name)
+_F = spec_of(FunctionProto).named
+_FUNCTION_NAME_LISTS = (_F.input.name, _F.output.name, _F.attribute.name)  # names, each once
+_OPAQUE_NAME = spec_of(TypeProto.Opaque).named.name.name
 _TYPE_NEEDS = {
-    "tensor_type": ("elem_type", "shape"),
-    "sparse_tensor_type": ("elem_type", "shape"),
-    "sequence_type": ("elem_type",),
-    "optional_type": ("elem_type",),
-    "map_type": ("key_type", "value_type"),
-}
+    member.name: tuple(f.name for f in needs)
+    for member, needs in (
+        (_TP.tensor_type, (spec_of(TypeProto.Tensor).named.elem_type,
+                           spec_of(TypeProto.Tensor).named.shape)),
+        (_TP.sparse_tensor_type, (spec_of(TypeProto.SparseTensor).named.elem_type,
+                                  spec_of(TypeProto.SparseTensor).named.shape)),
+        (_TP.sequence_type, (spec_of(TypeProto.Sequence).named.elem_type,)),
+        (_TP.optional_type, (spec_of(TypeProto.Optional).named.elem_type,)),
+        (_TP.map_type, (spec_of(TypeProto.Map).named.key_type,
+                        spec_of(TypeProto.Map).named.value_type)),
+    )
+}  # fmt: skip
 
 
 class _Scope:
@@ -192,7 +204,7 @@ def _graph(ctx: _Context, step: Step) -> list[tuple[str, Any, _Scope | None]]:
     bad, main = ctx.bad, parent is None
     if not g["name"]:
         bad(f"{path}.name", "is empty: a graph must be named")
-    for field in ("input", "output"):
+    for field in _GRAPH_VALUE_INFOS:
         for i, value in enumerate(g[field]):
             _value_info(ctx, value, f"{path}.{field}[{i}]", main)
     scope = _Scope(parent)
@@ -284,8 +296,8 @@ def _value_info(ctx: _Context, value: Any, path: str, main: bool) -> None:
     inner = ctx.values(t[which])
     if inner is None:
         return
-    if which == "opaque_type":
-        if not inner["name"]:
+    if which == _OPAQUE:
+        if not inner[_OPAQUE_NAME]:
             ctx.bad(f"{path}.type.opaque_type.name", "is empty: an opaque type must be named")
         return
     for field in _TYPE_NEEDS[which]:
@@ -395,7 +407,7 @@ def _functions(ctx: _Context, functions: Any) -> None:
         if key in ids:
             bad(path, f"{':'.join(key)!r} names two local functions")
         ids.add(key)
-        for field in ("input", "output", "attribute"):
+        for field in _FUNCTION_NAME_LISTS:
             seen: set[str] = set()
             for i, name in enumerate(f[field]):
                 if name in seen:

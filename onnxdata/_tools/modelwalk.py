@@ -14,11 +14,16 @@ from __future__ import annotations
 from collections import deque
 
 from .._core.schema import spec_of
-from .._messages.graphs import AttributeProto, ModelProto
+from .._messages.declarations import SparseTensorProto
+from .._messages.graphs import AttributeProto, ModelProto, TrainingInfoProto
 
 # Fields named through the schema: a rename in the declarations fails here, at import.
 _ATTRIBUTE = spec_of(AttributeProto).named
 _GRAPH = spec_of(ModelProto).named.graph.name
+_TRAINING = spec_of(TrainingInfoProto).named
+_TRAINING_GRAPHS = (_TRAINING.initialization.name, _TRAINING.algorithm.name)
+_SPARSE = spec_of(SparseTensorProto).named
+_SPARSE_PARTS = (_SPARSE.values.name, _SPARSE.indices.name)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,7 +62,7 @@ def graphs(model: Any) -> Iterator[tuple[str, Any]]:
     if model.HasField(_GRAPH):
         todo.append(("graph", model.graph))
     for i, info in enumerate(model.training_info):
-        for name in ("initialization", "algorithm"):
+        for name in _TRAINING_GRAPHS:
             if info.HasField(name):
                 todo.append((f"training_info[{i}].{name}", getattr(info, name)))
     for i, function in enumerate(model.functions):
@@ -99,7 +104,7 @@ def tensors(model: Any) -> Iterator[tuple[str, Any]]:
 
 
 def _sparse(path: str, sparse: Any) -> Iterator[tuple[str, Any]]:
-    for name in ("values", "indices"):
+    for name in _SPARSE_PARTS:
         if sparse.HasField(name):
             yield f"{path}.{name}", getattr(sparse, name)
 

@@ -17,12 +17,12 @@ import operator
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from .._core.codegen import Emitter
+from .._core.clones import make_cloner
 from .._core.foreign import foreign_name
 from .._core.kinds import BOUNDS, is_boolean
 from .._core.mapped import check_view
 from .._core.own_values import to_float32
-from .._core.schema import UNKNOWN_FIELDS, FieldSpec, is_message, spec_of
+from .._core.schema import FieldSpec, is_message, spec_of
 from .._messages.convert import as_message
 from .._messages.message import Message
 
@@ -183,44 +183,15 @@ def _container_copied(value: Any) -> Any:
 
 
 def _cloner(cls: type) -> Callable[[Any], Any]:
-    """The function that clones a message of ``cls``: one statement per slot."""
+    """The function that clones a message of ``cls`` (made by ``_core``, which
+    knows the slots), cached by class."""
     spec = spec_of(cls)  # a stand-in's class shares its message's spec
     found = _CLONERS.get(spec.cls)
     if found is not None:
         return found
-    emit = Emitter(
-        {
-            "new": object.__new__,
-            "C": spec.cls,
-            "view": _view_copied,
-            "container": _container_copied,
-            "element": _copy_element,
-            "kind_of": type,  # not "type": a field may be named so
-        }
+    made = make_cloner(
+        spec.cls, view=_view_copied, container=_container_copied, element=_copy_element
     )
-    # Every slot is stored once (a message of slots has no other state).
-    with emit.block("def clone(m):"):
-        emit("n = new(C)")
-        for f in spec.fields:
-            slot = f.slot
-            if f.kind == "message":
-                element = emit.bind(f"E{slot}", f.message)
-                emit(f"v = m.{slot}")
-                if f.repeated:  # a list of messages; anything else is kept, for encode() to refuse
-                    emit(
-                        f"n.{slot} = kind_of(v)([element(x, {element}) for x in v])"
-                        " if isinstance(v, list) else v"
-                    )
-                else:
-                    emit(f"n.{slot} = None if v is None else element(v, {element})")
-            elif f.repeated:
-                emit(f"v = m.{slot}\nn.{slot} = None if v is None else container(v)")
-            elif f.kind in ("bytes", "string"):  # a view (of a mapped file) is copied out
-                emit(f"v = m.{slot}\nn.{slot} = view(v) if v.__class__ is memoryview else v")
-            else:
-                emit(f"n.{slot} = m.{slot}")
-        emit(f"n.{UNKNOWN_FIELDS} = view(m.{UNKNOWN_FIELDS})\nreturn n")
-    made: Callable[[Any], Any] = emit.build(f"<onnxdata clone {spec.name}>")["clone"]
     _CLONERS[spec.cls] = made
     return made
 

@@ -30,7 +30,7 @@ from .._messages.datatypes import (
     STORAGE_FIELDS,
     element_fields,
 )
-from .._messages.declarations import SequenceProto, TensorProto
+from .._messages.declarations import SequenceProto, SparseTensorProto, TensorProto
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +48,10 @@ _MAX_DATA_TYPE = max(DATA_TYPES)
 _MAX_ELEMENT_TYPE = max(ELEMENT_MESSAGES)
 _ELEMENT_OF = {name: k for k, name in ELEMENT_MESSAGES.items()}
 _TENSOR_ELEMENT, _OPTIONAL_ELEMENT = _ELEMENT_OF["TensorProto"], _ELEMENT_OF["OptionalProto"]
-_RAW = "raw_data"  # the untyped storage field, exclusive with the typed ones
+_SPARSE_PARTS = (spec_of(SparseTensorProto).named.values.name,
+                 spec_of(SparseTensorProto).named.indices.name)  # fmt: skip
+# The untyped storage field, exclusive with the typed ones.
+_RAW = spec_of(TensorProto).named.raw_data.name
 _RANGE_KEYS = ("offset", "length")  # external_data entries that hold a number
 
 
@@ -360,7 +363,7 @@ def _ascending(keys: list[Any], bad: Bad) -> None:
 def _sparse(values: Values, msg: Any, s: dict[str, Any], bad: Bad) -> None:
     _negative_dims(s["dims"], "dims", bad)
     parts = []
-    for field in ("values", "indices"):
+    for field in _SPARSE_PARTS:
         sub = s[field]
         found = values(sub)
         if sub is not None and found is None:

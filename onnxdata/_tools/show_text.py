@@ -11,9 +11,9 @@ printed whole, as onnx prints them; external data is named, not read.
 
 from __future__ import annotations
 
-from .._core.access import held
 from .._core.schema import BYTES, STRING, spec_of
 from .._core.walk import message_children, walk
+from .._messages.declarations import TensorProto
 from .._messages.graphs import ModelProto
 from .._syntax.print_models import model_text
 from .terminal import printable
@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["model_syntax"]
 
-_BINARY = "raw_data"  # the one bytes field that holds numbers, not text
+# The one bytes field that holds numbers, not text.
+_BINARY = spec_of(TensorProto).named.raw_data
 
 
 def _escaped(value: Any) -> Any:
@@ -39,9 +40,9 @@ def _escaped(value: Any) -> Any:
 def _escape_strings(msg: Any) -> None:
     """Every string and text bytes field of ``msg`` (not its sub-messages) escaped, in place."""
     for f in spec_of(type(msg)).fields:
-        if f.kind not in (STRING, BYTES) or f.name == _BINARY:
+        if f.kind not in (STRING, BYTES) or f is _BINARY:
             continue
-        value = held(type(msg), f.name)(msg)
+        value = f.held(msg)
         if value is None:
             continue
         if f.repeated:

@@ -30,6 +30,8 @@ from .typetext import dims_text, elem_name, type_text
 _RAW_DATA = spec_of(TensorProto).named.raw_data.name
 _GRAPH = spec_of(ModelProto).named.graph.name
 _TYPE = spec_of(ValueInfoProto).named.type.name
+_MODEL = spec_of(ModelProto).named
+_PRODUCER = (_MODEL.producer_name.name, _MODEL.producer_version.name, _MODEL.domain.name)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -134,7 +136,7 @@ def summary(model: Any, base_dir: str | None = None) -> list[str]:
 
 def _head(model: Any) -> str:
     words = [f"ModelProto ir_version={model.ir_version}"]
-    for field in ("producer_name", "producer_version", "domain"):
+    for field in _PRODUCER:
         if getattr(model, field):
             words.append(f"{field}={name_text(getattr(model, field))}")
     if model.model_version:

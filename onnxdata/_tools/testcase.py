@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 
-from .._core.access import held
 from .._core.errors import DecodeError
 from .._core.schema import spec_of
 from .._io.files import load
@@ -64,15 +63,26 @@ MODEL_FILE = "model.onnx"
 _DATA_SET = re.compile(r"test_data_set_\d+")
 _DATA_FILE = re.compile(r"(input|output)_(.*)\.pb", re.DOTALL)  # what onnx's runner counts
 _INDEX = re.compile(r"0|[1-9][0-9]*")  # the numbers it reads: input_{i}.pb, ASCII, no zeros ahead
+_TP = spec_of(TypeProto).named
+# Per member of TypeProto's oneof: the message a value of that type is, and its
+# element type code (onnx's SequenceProto/OptionalProto DataType).
 _MEMBER_CLASS: dict[str, type[Message]] = {
-    "tensor_type": TensorProto,
-    "sparse_tensor_type": SparseTensorProto,
-    "sequence_type": SequenceProto,
-    "map_type": MapProto,
-    "optional_type": OptionalProto,
+    _TP.tensor_type.name: TensorProto,
+    _TP.sparse_tensor_type.name: SparseTensorProto,
+    _TP.sequence_type.name: SequenceProto,
+    _TP.map_type.name: MapProto,
+    _TP.optional_type.name: OptionalProto,
 }
-_ELEM_TYPE = {"tensor_type": 1, "sparse_tensor_type": 2, "sequence_type": 3, "map_type": 4,
-              "optional_type": 5}  # fmt: skip
+_ELEM_TYPE = {
+    _TP.tensor_type.name: SequenceProto.TENSOR,
+    _TP.sparse_tensor_type.name: SequenceProto.SPARSE_TENSOR,
+    _TP.sequence_type.name: SequenceProto.SEQUENCE,
+    _TP.map_type.name: SequenceProto.MAP,
+    _TP.optional_type.name: SequenceProto.OPTIONAL,
+}
+_TENSORS = (_TP.tensor_type.name, _TP.sparse_tensor_type.name)
+_MAP = _TP.map_type.name
+_DIM_VALUE = spec_of(TensorShapeProto.Dimension).named.dim_value.name
 
 
 class DataFile:
@@ -243,9 +253,9 @@ def _fit(msg: Any, tp: Any, path: str, out: list[tuple[str, str]], depth: int) -
     if member is None:
         return  # no type declared: anything fits
     inner = getattr(tp, member)
-    if member in ("tensor_type", "sparse_tensor_type"):
+    if member in _TENSORS:
         _fit_tensor(msg, inner, path, out)
-    elif member == "map_type":
+    elif member == _MAP:
         _fit_map(msg, inner, path, out, depth)
     else:
         _fit_elements(msg, inner, path, out, depth)
@@ -268,7 +278,7 @@ def _fit_tensor(msg: Any, t: Any, path: str, out: list[tuple[str, str]]) -> None
         out.append((f"{path}.dims", f"{dims_text(dims)} has rank {len(dims)}, not {len(shape)}"))
         return
     for i, (d, dim) in enumerate(zip(dims, shape, strict=True)):
-        if dim.WhichOneof(_DIM_ONEOF) == "dim_value" and dim.dim_value != d:
+        if dim.WhichOneof(_DIM_ONEOF) == _DIM_VALUE and dim.dim_value != d:
             out.append((f"{path}.dims[{i}]", f"is {d}, not {dim.dim_value}"))
 
 
@@ -287,7 +297,7 @@ def _fit_elements(msg: Any, t: Any, path: str, out: list[tuple[str, str]], depth
     cls = type(msg)
     names = type(msg).DataType
     field = element_fields(cls)[wanted]
-    value = held(cls, field.name)(msg)
+    value = field.held(msg)
     if not msg.elem_type and not value:
         return  # empty, of no type: onnx writes an empty optional so (from_optional(None))
     if msg.elem_type != wanted:
@@ -324,7 +334,7 @@ def value_text(msg: Any, depth: int = DEPTH) -> str:
         return f"map({elem_name(msg.key_type)},...) of {count}"
     head = "seq" if isinstance(msg, SequenceProto) else "optional"
     field = element_fields(type(msg)).get(msg.elem_type)
-    value = None if field is None else held(type(msg), field.name)(msg)
+    value = None if field is None else field.held(msg)
     items = (
         [] if value is None else list(value) if field is not None and field.repeated else [value]
     )

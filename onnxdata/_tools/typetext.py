@@ -21,6 +21,15 @@ _SHAPE = spec_of(TypeProto.Tensor).named.shape.name
 # The oneofs of TypeProto and of a dimension, named through the schema (both ``value``).
 _TYPE_ONEOF = spec_of(TypeProto).named.tensor_type.oneof
 _DIM_ONEOF = spec_of(TensorShapeProto.Dimension).named.dim_value.oneof
+# The members of those oneofs (WhichOneof's answers), and the nested types' fields.
+_DIM = spec_of(TensorShapeProto.Dimension).named
+_DIM_VALUE, _DIM_PARAM = _DIM.dim_value.name, _DIM.dim_param.name
+_TP = spec_of(TypeProto).named
+_TENSOR, _SPARSE_TENSOR = _TP.tensor_type.name, _TP.sparse_tensor_type.name
+_SEQUENCE, _OPTIONAL, _MAP = _TP.sequence_type.name, _TP.optional_type.name, _TP.map_type.name
+_SEQUENCE_ELEMENT = spec_of(TypeProto.Sequence).named.elem_type.name
+_OPTIONAL_ELEMENT = spec_of(TypeProto.Optional).named.elem_type.name
+_MAP_VALUE = spec_of(TypeProto.Map).named.value_type.name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,8 +62,8 @@ def shape_text(shape: Any) -> str:
     parts = []
     for dim in shape.dim:
         which = dim.WhichOneof(_DIM_ONEOF)
-        parts.append(str(dim.dim_value) if which == "dim_value" else
-                     dim.dim_param if which == "dim_param" else "?")  # fmt: skip
+        parts.append(str(dim.dim_value) if which == _DIM_VALUE else
+                     dim.dim_param if which == _DIM_PARAM else "?")  # fmt: skip
     return "[" + ",".join(parts) + "]"
 
 
@@ -68,16 +77,16 @@ def type_text(tp: Any, depth: int = DEPTH) -> str:
     if which is None:
         return "unset"
     inner = getattr(tp, which)
-    if which in ("tensor_type", "sparse_tensor_type"):
-        head = "tensor" if which == "tensor_type" else "sparse_tensor"
+    if which in (_TENSOR, _SPARSE_TENSOR):
+        head = "tensor" if which == _TENSOR else "sparse_tensor"
         shape = shape_text(inner.shape) if inner.HasField(_SHAPE) else ""
         return f"{head}({elem_name(inner.elem_type)}){shape}"
-    if which == "sequence_type":
-        return f"seq({_nested(inner, 'elem_type', depth)})"
-    if which == "optional_type":
-        return f"optional({_nested(inner, 'elem_type', depth)})"
-    if which == "map_type":
-        return f"map({elem_name(inner.key_type)},{_nested(inner, 'value_type', depth)})"
+    if which == _SEQUENCE:
+        return f"seq({_nested(inner, _SEQUENCE_ELEMENT, depth)})"
+    if which == _OPTIONAL:
+        return f"optional({_nested(inner, _OPTIONAL_ELEMENT, depth)})"
+    if which == _MAP:
+        return f"map({elem_name(inner.key_type)},{_nested(inner, _MAP_VALUE, depth)})"
     name = ".".join(part for part in (inner.domain, inner.name) if part)
     return f"opaque({name})"
 

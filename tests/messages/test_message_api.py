@@ -409,7 +409,8 @@ def _made_containers(m: Any) -> list[str]:
 
 
 def test_counter_counts_elements_without_making_containers() -> None:
-    count = counter(TensorProto, ("float_data", "int64_data", "string_data", "external_data"))
+    t_ = spec_of(TensorProto).named
+    count = counter(t_.float_data, t_.int64_data, t_.string_data, t_.external_data)
     t = TensorProto.decode(TensorProto(name="x", int64_data=[1, 2]).encode())
     assert count(t) == 2
     assert _made_containers(t) == ["TensorProto.int64_data"]
@@ -423,14 +424,15 @@ def test_counter_counts_elements_without_making_containers() -> None:
 
 def test_counter_refuses_a_field_that_is_not_repeated() -> None:
     with pytest.raises(ValueError, match=r"TensorProto\.name is not a repeated field"):
-        counter(TensorProto, ("name",))
-    with pytest.raises(KeyError):
-        counter(TensorProto, ("no_such_field",))
+        counter(spec_of(TensorProto).named.name)
+    with pytest.raises(ValueError, match="fields of one message"):
+        counter(spec_of(TensorProto).named.dims, spec_of(SequenceProto).named.tensor_values)
 
 
 def test_alone_gives_the_field_held_when_the_others_are_empty() -> None:
-    others = ("tensor_values", "map_values", "optional_values")
-    read = alone(SequenceProto, "sequence_values", others)
+    s_ = spec_of(SequenceProto).named
+    others = (s_.tensor_values, s_.map_values, s_.optional_values)
+    read = alone(s_.sequence_values, others)
     inner = SequenceProto(elem_type=1)
     s = SequenceProto.decode(SequenceProto(elem_type=3, sequence_values=[inner]).encode())
     assert read(s) == [inner] and read(s) is s.sequence_values
@@ -450,11 +452,12 @@ def test_alone_gives_the_field_held_when_the_others_are_empty() -> None:
 
 def test_alone_refuses_fields_that_are_not_repeated_or_read_twice() -> None:
     with pytest.raises(ValueError, match=r"SequenceProto\.name is not a repeated field"):
-        alone(SequenceProto, "tensor_values", ("name",))
+        alone(spec_of(SequenceProto).named.tensor_values, (spec_of(SequenceProto).named.name,))
+    s_ = spec_of(SequenceProto).named
     with pytest.raises(ValueError, match="both the field read and another one"):
-        alone(SequenceProto, "tensor_values", ("tensor_values",))
-    with pytest.raises(KeyError):
-        alone(SequenceProto, "no_such_field", ())
+        alone(s_.tensor_values, (s_.tensor_values,))
+    with pytest.raises(ValueError, match="fields of one message"):
+        alone(s_.tensor_values, (spec_of(TensorProto).named.float_data,))
 
 
 def test_numpy_conversion_of_decoded_messages_makes_no_container_for_empty_fields() -> None:
