@@ -13,6 +13,7 @@ __all__ = [
     "ATTRIBUTE_TYPES",
     "ELEMENT_TYPES",
     "FUNCTION_KEYS",
+    "INTEGER_KEYS",
     "MODEL_KEYS",
     "MODEL_KEYWORDS",
     "STRING_KEYS",
@@ -65,3 +66,5 @@ MODEL_KEYS = frozenset(MODEL_KEYWORDS)
 FUNCTION_KEYS = frozenset({"opset_import", "doc_string", "domain", "overload"})
 STRING_KEYS = frozenset({"doc_string", "domain", "overload", "producer_name", "producer_version"})
 """The header keys whose value is a string literal."""
+INTEGER_KEYS = frozenset({"ir_version", "model_version"})
+"""The header keys whose value is an integer."""

@@ -20,6 +20,7 @@ import re
 from array import array
 
 from .._core import switches
+from .._core.schema import spec_of
 from .._messages.graphs import AttributeProto, NodeProto
 from .lexicon import ATTRIBUTE_TYPES
 from .parse_numbers import to_float, to_int64
@@ -63,7 +64,8 @@ _FLOAT, _INT, _STRING = int(_A.FLOAT), int(_A.INT), int(_A.STRING)
 _FLOATS, _INTS, _STRINGS = int(_A.FLOATS), int(_A.INTS), int(_A.STRINGS)
 _SINGLE = {_FLOATS: _FLOAT, _INTS: _INT, _STRINGS: _STRING}
 _KNOWN = frozenset({_FLOAT, _INT, _STRING, _FLOATS, _INTS, _STRINGS})
-_FIELD = {_FLOAT: "f", _INT: "i", _STRING: "s"}
+_ATTRIBUTE = spec_of(AttributeProto).named
+_FIELD = {_FLOAT: _ATTRIBUTE.f.name, _INT: _ATTRIBUTE.i.name, _STRING: _ATTRIBUTE.s.name}
 _MEMO = 4096
 """How many distinct attribute lists one parse remembers (printed models repeat
 them: every ``Gemm <alpha: float = 1, ...>``); each node still gets its own
@@ -157,12 +159,12 @@ def _attribute(
             kind = one + 5  # FLOAT, INT, STRING -> FLOATS, INTS, STRINGS
     except ValueError:
         return None
-    fields: dict[str, Any] = {"name": name, "type": kind}
-    for field, values in (("ints", lists[_INT]), ("floats", lists[_FLOAT])):
+    fields: dict[str, Any] = {_ATTRIBUTE.name.name: name, _ATTRIBUTE.type.name: kind}
+    for field, values in ((_ATTRIBUTE.ints, lists[_INT]), (_ATTRIBUTE.floats, lists[_FLOAT])):
         if values:
-            fields[field] = values
+            fields[field.name] = values
     if lists[_STRING]:
-        fields["strings"] = lists[_STRING]
+        fields[_ATTRIBUTE.strings.name] = lists[_STRING]
     return fields
 
 

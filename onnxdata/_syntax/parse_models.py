@@ -24,7 +24,7 @@ from .._messages.graphs import (
     ValueInfoProto,
 )
 from .._messages.types import TypeProto
-from .lexicon import FUNCTION_KEYS, MODEL_KEYS, STRING_KEYS
+from .lexicon import FUNCTION_KEYS, INTEGER_KEYS, MODEL_KEYS, STRING_KEYS
 from .parse_attributes import parse_attribute
 from .parse_errors import FatalError, StatusError, located
 from .parse_graphs import parse_graph, parse_node, parse_nodes, parse_value_infos
@@ -42,8 +42,6 @@ if TYPE_CHECKING:  # pragma: no cover
     M = TypeVar("M", GraphProto, ModelProto, FunctionProto, NodeProto)
 
 __all__ = ["parse_text"]
-
-_INTEGER_KEYS = frozenset({"ir_version", "model_version"})
 
 
 def _opsets(lx: Lexer, opsets: MutableSequence[OperatorSetIdProto]) -> None:
@@ -74,7 +72,7 @@ def _header(lx: Lexer, message: ModelProto | FunctionProto, keys: frozenset[str]
             _opsets(lx, message.opset_import)
         elif key in STRING_KEYS:
             setattr(message, key, lx.string())
-        elif key in _INTEGER_KEYS:
+        elif key in INTEGER_KEYS:
             setattr(message, key, lx.int64())
         else:  # the metadata: string pairs in brackets
             lx.match("[")

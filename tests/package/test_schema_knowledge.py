@@ -89,7 +89,7 @@ NOT_A_FIELD: dict[str, set[str]] = {
     # fields' names; print_models reads each field through the schema by keyword).
     "_syntax.lexicon": {
         "ir_version", "opset_import", "producer_name", "producer_version", "domain",
-        "model_version", "doc_string", "metadata_props",
+        "model_version", "doc_string", "metadata_props", "overload",
     },
     # onnx's test runner's file kinds (input_0.pb, output_0.pb), keyed in dicts.
     "_tools.testcase": {"input", "output"},
