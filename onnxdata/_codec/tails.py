@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .._core.codegen import indent
 from .._core.errors import DecodeError
+from .._core.inline import read_length_inline, read_varint_inline
 from .._core.schema import KINDS, MessageSpec
 from .._core.wire import LEN, MAX_DEPTH, read_varint
 
@@ -87,10 +88,10 @@ def chain(spec: MessageSpec, f: FieldSpec, blank: str) -> str:
     head = chain_head(spec, f)
     if head is None:
         return "pass"
-    head_tag = int_tag(head.tag_for(KINDS[head.kind].wire_type))
-    tail_tag = int_tag(f.tag_for(LEN))
-    if head_tag >= 0x80 or tail_tag >= 0x80:  # the test reads one-byte tags only
+    head_bytes, tail_bytes = head.tag_for(KINDS[head.kind].wire_type), f.tag_for(LEN)
+    if len(head_bytes) > 1 or len(tail_bytes) > 1:  # the test reads one-byte tags only
         return "pass"
+    head_tag, tail_tag = head_bytes[0], tail_bytes[0]
     made = (
         f"values = msg.{f.slot} = list_{f.name}()\n{blank}\nvalues.append(sub)"
         if f.repeated
@@ -99,18 +100,13 @@ def chain(spec: MessageSpec, f: FieldSpec, blank: str) -> str:
     # The tail's tag first: where the chain ends (at a leaf) it is the test that fails.
     test = f"end - pos > 3 and buf[pos + 2] == {tail_tag} and buf[pos] == {head_tag} and depth > 0"
     return f"while {test}:\n" + indent(
-        "v = buf[pos + 1]\n"
-        "n = buf[pos + 3]\n"
-        "k = pos + 4  # the element's first byte\n"
-        "if n >= 0x80:\n"
-        "    m = buf[k] if k < end else 0x80\n"
-        "    n = n & 0x7F | m << 7\n"
-        "    k += 1\n"
-        "    if m >= 0x80:\n"
-        "        break\n"
-        "if v >= 0x80 or k + n != end:\n"
+        "at = pos + 1  # the head field's value\n"
+        f"{read_varint_inline(at='at', otherwise='break')}\n"
+        "at += 1  # the tail's tag, tested above\n"
+        f"{read_length_inline(at='at', otherwise='break')}\n"
+        "if at + n != end:\n"
         "    break\n"
-        f"msg.{head.slot} = v\n{made}\nmsg = sub\ndepth -= 1\npos = k"
+        f"msg.{head.slot} = v\n{made}\nmsg = sub\ndepth -= 1\npos = at"
     )
 
 

@@ -22,15 +22,18 @@ from __future__ import annotations
 from array import array
 
 from .._core import switches
+from .._core.codegen import Emitter
 from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
+from .._core.inline import read_varint_inline
 from .._core.kinds import integer
-from .._core.schema import INT32_TYPECODE, INT64_TYPECODE
+from .._core.schema import INT32_TYPECODE, INT64_TYPECODE, KINDS, UINT64
 from .._core.wire import Buf, read_varint, to_int32, to_int64
 from . import lanes, npvarints
 from .writing import varint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = [
@@ -57,6 +60,49 @@ def decode_into_list(buf: Buf, pos: int, end: int, out: list[int], code: str) ->
     out.extend(values)
 
 
+def _packed_varint(buf: Buf, pos: int, end: int) -> tuple[int, int]:
+    """``read_varint`` for :func:`read_each`, whose errors name the packed field.
+
+    Raises:
+        DecodeError: the varint runs past ``end`` or is longer than 10 bytes.
+    """
+    try:
+        return read_varint(buf, pos, end)
+    except DecodeError:
+        if end - pos >= 10:  # longer than 10 bytes: read_varint's words
+            raise
+        n = end - pos
+        raise DecodeError(
+            f"packed varint at offset {pos} runs past the end of the packed field "
+            f"({n} byte{'s' if n != 1 else ''} left)",
+            pos,
+        ) from None
+
+
+def _readers() -> dict[str, Callable[[Buf, int, int], list[int]]]:
+    """One plain loop per typecode, written with the cursor's inline read
+    (``_core/inline.py``): the conversion is then in the source, not a test
+    of the typecode per varint."""
+    env = {"read_varint": _packed_varint, "to_int32": to_int32, "to_int64": to_int64}
+    emit = Emitter(env)
+    readers = {}
+    for code, convert in ((INT32_TYPECODE, "to_int32(v)"), (INT64_TYPECODE, "to_int64(v)"),
+                          (str(KINDS[UINT64].typecode), "v")):  # fmt: skip
+        with emit.block(f"def read_each_{code}(buf, pos, end):"):
+            emit("values = []\nappend = values.append")
+            with emit.block("while pos < end:"):
+                emit(read_varint_inline(convert))
+                emit("append(v)")
+            emit("return values")
+        readers[code] = f"read_each_{code}"
+    built = emit.build("<onnxdata packed varints>", at_import=True)
+    return {code: built[name] for code, name in readers.items()}
+
+
+_READERS = _readers()
+_UNSIGNED = _READERS[str(KINDS[UINT64].typecode)]  # any other typecode: the values as read
+
+
 def read_each(buf: Buf, pos: int, end: int, code: str) -> list[int]:
     """The varints of ``buf[pos:end]`` one at a time: the general path, and
     the one that names the first bad varint for the other two.
@@ -64,30 +110,7 @@ def read_each(buf: Buf, pos: int, end: int, code: str) -> list[int]:
     Raises:
         DecodeError: a varint runs past ``end`` or is longer than 10 bytes.
     """
-    values: list[int] = []
-    append = values.append
-    while pos < end:
-        v = buf[pos]
-        if v < 0x80:
-            pos += 1
-        else:
-            try:
-                v, pos = read_varint(buf, pos, end)
-            except DecodeError:
-                if end - pos >= 10:  # longer than 10 bytes: read_varint's words
-                    raise
-                n = end - pos
-                raise DecodeError(
-                    f"packed varint at offset {pos} runs past the end of the packed field "
-                    f"({n} byte{'s' if n != 1 else ''} left)",
-                    pos,
-                ) from None
-            if code == INT32_TYPECODE:
-                v = to_int32(v)
-            elif code == INT64_TYPECODE:
-                v = to_int64(v)
-        append(v)
-    return values
+    return _READERS.get(code, _UNSIGNED)(buf, pos, end)
 
 
 def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
