@@ -27,7 +27,7 @@ from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValu
 from .._core.inline import read_varint_inline
 from .._core.kinds import integer
 from .._core.schema import INT32_TYPECODE, INT64_TYPECODE, KINDS, UINT64
-from .._core.wire import Buf, read_varint, to_int32, to_int64
+from .._core.wire import Buf, ends_varint, read_varint, to_int32, to_int64
 from . import lanes, npvarints
 from .writing import varint
 
@@ -60,39 +60,36 @@ def decode_into_list(buf: Buf, pos: int, end: int, out: list[int], code: str) ->
     out.extend(values)
 
 
-def _packed_varint(buf: Buf, pos: int, end: int) -> tuple[int, int]:
-    """``read_varint`` for :func:`read_each`, whose errors name the packed field.
-
-    Raises:
-        DecodeError: the varint runs past ``end`` or is longer than 10 bytes.
-    """
-    try:
-        return read_varint(buf, pos, end)
-    except DecodeError:
-        if end - pos >= 10:  # longer than 10 bytes: read_varint's words
-            raise
-        n = end - pos
-        raise DecodeError(
-            f"packed varint at offset {pos} runs past the end of the packed field "
-            f"({n} byte{'s' if n != 1 else ''} left)",
-            pos,
-        ) from None
+def _packed_error(err: DecodeError, pos: int, end: int) -> DecodeError:
+    """The error of :func:`read_each` for the bad varint at ``pos``: one that runs
+    past ``end`` is named as running past the packed field's end."""
+    if end - pos >= 10:  # longer than 10 bytes: read_varint's words
+        return err
+    n = end - pos
+    return DecodeError(
+        f"packed varint at offset {pos} runs past the end of the packed field "
+        f"({n} byte{'s' if n != 1 else ''} left)",
+        pos,
+    )
 
 
 def _readers() -> dict[str, Callable[[Buf, int, int], list[int]]]:
     """One plain loop per typecode, written with the cursor's inline read
     (``_core/inline.py``): the conversion is then in the source, not a test
     of the typecode per varint."""
-    env = {"read_varint": _packed_varint, "to_int32": to_int32, "to_int64": to_int64}
+    env = {"read_varint": read_varint, "to_int32": to_int32, "to_int64": to_int64,
+           "DecodeError": DecodeError, "packed_error": _packed_error}  # fmt: skip
     emit = Emitter(env)
     readers = {}
     for code, convert in ((INT32_TYPECODE, "to_int32(v)"), (INT64_TYPECODE, "to_int64(v)"),
                           (str(KINDS[UINT64].typecode), "v")):  # fmt: skip
         with emit.block(f"def read_each_{code}(buf, pos, end):"):
             emit("values = []\nappend = values.append")
-            with emit.block("while pos < end:"):
-                emit(read_varint_inline(convert))
+            with emit.block("try:"), emit.block("while pos < end:"):
+                emit(read_varint_inline(convert, inside=True))
                 emit("append(v)")
+            with emit.block("except DecodeError as err:"):
+                emit("raise packed_error(err, pos, end) from None  # ``pos``: the bad varint's")
             emit("return values")
         readers[code] = f"read_each_{code}"
     built = emit.build("<onnxdata packed varints>", at_import=True)
@@ -133,7 +130,7 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
             return
         # Whole blocks at a time; on an unfinished or too long varint the
         # loop below names the error.
-        if chunk[-1] < 0x80 and lanes.decode(chunk, out):
+        if ends_varint(chunk, len(chunk)) and lanes.decode(chunk, out):
             return
     out.fromlist(read_each(buf, pos, end, code))
 
