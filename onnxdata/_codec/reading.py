@@ -14,7 +14,7 @@ import struct
 
 from .._core.codegen import Emitter
 from .._core.errors import DecodeError
-from .._core.inline import READ_LENGTH
+from .._core.inline import READ_LENGTH, read_length_inline
 from .._core.repeated import RepeatedScalars
 from .._core.schema import MESSAGE
 from .._core.wire import (
@@ -121,14 +121,25 @@ def _view_fixed(buf: Any, pos: int, n: int, msg: Any, slot: str, code: str, size
 
 
 def _make_strings() -> Callable[..., int]:
-    """:func:`strings`, written with the cursor's inline length read (``_core/inline.py``)."""
-    # Compiled in this module's namespace: ``LONG_RUN`` is read from it as it runs.
+    """``strings(buf, pos, end, append, values, tag) -> pos``: read a run of one
+    repeated bytes field, the first entry's tag already read.
+
+    Written with the cursor's inline length read (``_core/inline.py``): an
+    entry whose tag and one- or two-byte length lie inside the message costs
+    two indexings, a few tests and one slice; any other (a longer length, one
+    past ``end``) is ``read_length``'s, which raises the error.  From
+    ``LONG_RUN`` bytes left, the entries shorter than 128 bytes are made by
+    ``read_short_entries``, in one C call a chunk, and the loop reads on where
+    it stops.  ``values`` is the list that ``append`` adds to (itself or
+    through :func:`_short_copied`): those entries are ``bytes`` copies in
+    every mode.  Compiled in this module's namespace: ``LONG_RUN`` is read
+    from it as the loop runs.
+    """
     emit = Emitter(globals())
     emit.bind("read_length", read_length)
     emit.bind("read_short_entries", read_short_entries)
     with emit.block("def strings(buf, pos, end, append, values, tag):"):
-        emit(READ_LENGTH)
-        emit("at = pos\npos = at + n\nappend(buf[at:pos])")
+        emit(f"{READ_LENGTH}\nat = pos\npos = at + n\nappend(buf[at:pos])")
         emit("last = end - 1  # a next entry's tag and length byte are both before end")
         with emit.block("if pos < last and buf[pos] == tag:  # a second entry"):
             with emit.block("if end - pos >= LONG_RUN:"):
@@ -136,28 +147,17 @@ def _make_strings() -> Callable[..., int]:
                 emit("if pos >= last or buf[pos] != tag:\n    return pos")
             # The test is at the end: the ``if`` above made it for the first turn.
             with emit.block("while True:"):
-                emit("pos += 1  # the tag")
-                emit(READ_LENGTH)
-                emit("at = pos\npos = at + n\nappend(buf[at:pos])")
-                emit("if pos >= last or buf[pos] != tag:\n    break")
+                emit("at = pos + 1  # past the tag")
+                emit(read_length_inline("at", inside=True, later=True))
+                emit("pos = at + n")
+                emit("append(buf[at:pos])\nif pos >= last or buf[pos] != tag:\n    break")
+            # A one-byte length was read without a test against ``end``:
+            with emit.block("if pos > end:  # the last entry runs past it"):
+                emit("read_length(buf, at - 1, end)  # raises, saying how")
         emit("return pos")
     strings: Callable[..., int] = emit.build("<onnxdata strings>", at_import=True).pop("strings")
-    strings.__doc__ = _STRINGS_DOC
     return strings
 
-
-_STRINGS_DOC = """Read a run of one repeated bytes field, the first entry's tag already
-read: ``strings(buf, pos, end, append, values, tag) -> pos``.
-
-The loop's case is an entry whose tag and one- or two-byte length lie inside
-the message: read inline, then one slice.  Any other entry (its tag at the
-message's end, a longer length, one past ``end``) is ``read_length``'s, which
-raises the error.  From ``LONG_RUN`` bytes left, the entries shorter than 128
-bytes are made by :func:`read_short_entries`, in one C call a chunk, and the
-loop reads on where it stops.  ``values`` is the list that ``append`` adds to
-(itself or through :func:`_short_copied`): those entries are ``bytes``
-copies in every mode.
-"""
 
 # From this many bytes left in the message, a run's short entries are made
 # by read_short_entries: its fixed cost, a copy and a ``pickle.loads`` call,
@@ -168,7 +168,7 @@ _strings = _make_strings()
 
 
 def _short_copied(append: Callable[[Any], None]) -> Callable[[Any], None]:
-    """``append`` for :func:`_strings` with ``copy=False``: an entry of 128 bytes
+    """``append`` for :func:`_make_strings`'s loop with ``copy=False``: an entry of 128 bytes
     or more is appended as the view it is, a shorter one as a copy.
 
     A ``memoryview`` object costs 184 bytes, more than a copy of anything
