@@ -27,7 +27,7 @@ from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValu
 from .._core.inline import read_varint_inline
 from .._core.kinds import integer
 from .._core.schema import INT32_TYPECODE, INT64_TYPECODE, KINDS, UINT64
-from .._core.wire import Buf, ends_varint, read_varint, to_int32, to_int64
+from .._core.wire import Buf, ends_varint, one_byte_varints, read_varint, to_int32, to_int64
 from . import lanes, npvarints
 from .writing import varint
 
@@ -125,7 +125,7 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
             return
     if end - pos >= lanes.MIN_BYTES and not general:
         chunk = bytes(buf[pos:end])
-        if chunk.isascii():  # all one-byte values: no decoding, and no second copy below
+        if one_byte_varints(chunk):  # all one-byte values: no decoding, and no second copy below
             out.extend(chunk)
             return
         # Whole blocks at a time; on an unfinished or too long varint the

@@ -508,6 +508,12 @@ def ends_varint(buf: Buf, end: int) -> bool:
     return buf[end - 1] < 0x80
 
 
+def one_byte_varints(chunk: bytes) -> bool:
+    """Whether every byte of ``chunk`` ends a varint: a payload of one-byte
+    varints, each its own value (tested in C)."""
+    return chunk.isascii()
+
+
 def split_tag(tag: int) -> tuple[int, int]:
     """A tag's field number and wire type."""
     return tag >> 3, tag & 7
