@@ -79,8 +79,7 @@ def {function}(buf, pos, end, msg, depth, grown):
         while True:
             if pos >= end:
                 break
-"""
-_HEAD += "\n" + indent(READ_TAG, 3)
+""" + indent(READ_TAG, 3)
 
 _TAIL = """\
             else:

@@ -92,12 +92,14 @@ def _readers() -> dict[str, Callable[[Buf, int, int], list[int]]]:
                 emit("raise packed_error(err, pos, end) from None  # ``pos``: the bad varint's")
             emit("return values")
         readers[code] = f"read_each_{code}"
-    built = emit.build("<onnxdata packed varints>", at_import=True)
-    return {code: built[name] for code, name in readers.items()}
+    built = emit.build("<onnxdata packed varints>")
+    _READERS.update((code, built[name]) for code, name in readers.items())
+    return _READERS
 
 
-_READERS = _readers()
-_UNSIGNED = _READERS[str(KINDS[UINT64].typecode)]  # any other typecode: the values as read
+# Made on the first call: the package's import compiles nothing it may never run.
+_READERS: dict[str, Callable[[Buf, int, int], list[int]]] = {}
+_UNSIGNED = str(KINDS[UINT64].typecode)  # any other typecode: the values as read
 
 
 def read_each(buf: Buf, pos: int, end: int, code: str) -> list[int]:
@@ -107,7 +109,8 @@ def read_each(buf: Buf, pos: int, end: int, code: str) -> list[int]:
     Raises:
         DecodeError: a varint runs past ``end`` or is longer than 10 bytes.
     """
-    return _READERS.get(code, _UNSIGNED)(buf, pos, end)
+    readers = _READERS or _readers()
+    return readers.get(code, readers[_UNSIGNED])(buf, pos, end)
 
 
 def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
@@ -132,7 +135,8 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
         # loop below names the error.
         if ends_varint(chunk, len(chunk)) and lanes.decode(chunk, out):
             return
-    out.fromlist(read_each(buf, pos, end, code))
+    readers = _READERS or _readers()  # read_each's body: a call less for a short payload
+    out.fromlist(readers.get(code, readers[_UNSIGNED])(buf, pos, end))
 
 
 # -- encoding -------------------------------------------------------------------
