@@ -32,7 +32,7 @@ from array import array
 from typing import NamedTuple
 
 from .._core.schema import INT64_TYPECODE
-from .._core.wire import BIG_ENDIAN
+from .._core.wire import BIG_ENDIAN, CONTINUED_BYTE, LAST_BYTE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,8 +46,8 @@ MIN_VALUES = 8
 BLOCK = 1024  # records per big integer (16 KiB): cache-sized; larger blocks are slower
 _SECTION = 1 << 16  # payload bytes split by one findall call
 
-_VARINT = re.compile(rb"[\x80-\xff]*[\x00-\x7f]")
-_LAST = re.compile(rb"[\x00-\x7f]")  # a varint's last byte
+_VARINT = re.compile(CONTINUED_BYTE + b"*" + LAST_BYTE)
+_LAST = re.compile(LAST_BYTE)
 _ZERO = b"\x80" * 10  # a zero value while encoding
 
 

@@ -26,7 +26,8 @@ from _thread import allocate_lock
 
 from .._core import switches
 from .._core.blanks import blank_maker
-from .._core.codegen import Emitter
+from .._core.codegen import Emitter, indent
+from .._core.inline import READ_TAG
 from .._core.schema import MessageSpec, spec_of
 from .blocks import FIELDS
 from .reading import GLOBALS
@@ -78,11 +79,7 @@ def {function}(buf, pos, end, msg, depth, grown):
         while True:
             if pos >= end:
                 break
-            start = pos
-            tag = buf[pos]
-            pos += 1
-            if tag >= 0x80:
-                tag, pos = read_tag(buf, start, end)"""
+""" + indent(READ_TAG, 3)
 
 _TAIL = """\
             else:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import struct
 
+from .._core.codegen import Emitter
 from .._core.errors import DecodeError
+from .._core.inline import READ_LENGTH, read_length_inline
 from .._core.repeated import RepeatedScalars
 from .._core.schema import MESSAGE
 from .._core.wire import (
@@ -118,56 +120,43 @@ def _view_fixed(buf: Any, pos: int, n: int, msg: Any, slot: str, code: str, size
         setattr(msg, slot, buf[pos : pos + n].cast(code))
 
 
-def _strings(
-    buf: Buf,
-    pos: int,
-    end: int,
-    append: Callable[[Any], None],
-    values: list[Any],
-    tag: int,
-) -> int:
-    """Read a run of one repeated bytes field, the first entry's tag already read.
+def _make_strings() -> Callable[..., int]:
+    """``strings(buf, pos, end, append, values, tag) -> pos``: read a run of one
+    repeated bytes field, the first entry's tag already read.
 
-    The loop's case is an entry whose tag and one-byte length (below 128)
-    lie inside the message: two indexings, one slice, two tests per entry.
-    A slice past ``end`` cannot raise, so that is checked once, after the
-    run; any other entry (its tag or length at the message's end, a longer
-    length) is the general reader's.  From ``LONG_RUN`` bytes left, the
-    entries shorter than 128 bytes are made by :func:`read_short_entries`,
-    in one C call a chunk, and the loop reads on where it stops.  ``values``
-    is the list that ``append`` adds to (itself or through
-    :func:`_short_copied`): those entries are ``bytes`` copies in every mode.
+    Written with the cursor's inline length read (``_core/inline.py``): an
+    entry whose tag and one- or two-byte length lie inside the message costs
+    two indexings, a few tests and one slice; any other (a longer length, one
+    past ``end``) is ``read_length``'s, which raises the error.  From
+    ``LONG_RUN`` bytes left, the entries shorter than 128 bytes are made by
+    ``read_short_entries``, in one C call a chunk, and the loop reads on where
+    it stops.  ``values`` is the list that ``append`` adds to (itself or
+    through :func:`_short_copied`): those entries are ``bytes`` copies in
+    every mode.  Compiled in this module's namespace: ``LONG_RUN`` is read
+    from it as the loop runs.
     """
-    n = buf[pos] if pos < end else 0x80
-    if n < 0x80:
-        at = pos + 1
-        pos = at + n
-        append(buf[at:pos])
-    else:
-        n, at = read_length(buf, pos, end)
-        pos = at + n
-        append(buf[at:pos])
-    last = end - 1  # a next entry's tag and length byte are both before end
-    if pos < last and buf[pos] == tag:  # a second entry (a lone one pays no more tests)
-        if end - pos >= LONG_RUN:
-            pos = read_short_entries(buf, pos, end, values.extend, tag)
-            if pos >= last or buf[pos] != tag:
-                return pos
-        while True:  # the test is at the end: the ``if`` above made it for the first turn
-            n = buf[pos + 1]
-            if n < 0x80:
-                at = pos + 2
-                pos = at + n
-                append(buf[at:pos])
-            else:
-                n, at = read_length(buf, pos + 1, end)
-                pos = at + n
-                append(buf[at:pos])
-            if pos >= last or buf[pos] != tag:
-                break
-    if pos > end:  # the last entry runs past the end: read_length says how
-        read_length(buf, at - 1, end)
-    return pos
+    emit = Emitter(globals())
+    emit.bind("read_length", read_length)
+    emit.bind("read_short_entries", read_short_entries)
+    with emit.block("def strings(buf, pos, end, append, values, tag):"):
+        emit(f"{READ_LENGTH}\nat = pos\npos = at + n\nappend(buf[at:pos])")
+        emit("last = end - 1  # a next entry's tag and length byte are both before end")
+        with emit.block("if pos < last and buf[pos] == tag:  # a second entry"):
+            with emit.block("if end - pos >= LONG_RUN:"):
+                emit("pos = read_short_entries(buf, pos, end, values.extend, tag)")
+                emit("if pos >= last or buf[pos] != tag:\n    return pos")
+            # The test is at the end: the ``if`` above made it for the first turn.
+            with emit.block("while True:"):
+                emit("at = pos + 1  # past the tag")
+                emit(read_length_inline("at", inside=True, later=True))
+                emit("pos = at + n")
+                emit("append(buf[at:pos])\nif pos >= last or buf[pos] != tag:\n    break")
+            # A one-byte length was read without a test against ``end``:
+            with emit.block("if pos > end:  # the last entry runs past it"):
+                emit("read_length(buf, at - 1, end)  # raises, saying how")
+        emit("return pos")
+    strings: Callable[..., int] = emit.build("<onnxdata strings>", at_import=True).pop("strings")
+    return strings
 
 
 # From this many bytes left in the message, a run's short entries are made
@@ -175,9 +164,11 @@ def _strings(
 # is then a small part of the run's.
 LONG_RUN = 1 << 12
 
+_strings = _make_strings()
+
 
 def _short_copied(append: Callable[[Any], None]) -> Callable[[Any], None]:
-    """``append`` for :func:`_strings` with ``copy=False``: an entry of 128 bytes
+    """``append`` for :func:`_make_strings`'s loop with ``copy=False``: an entry of 128 bytes
     or more is appended as the view it is, a shorter one as a copy.
 
     A ``memoryview`` object costs 184 bytes, more than a copy of anything

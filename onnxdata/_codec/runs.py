@@ -21,7 +21,14 @@ from .._core.blanks import blank_maker
 from .._core.codegen import Emitter, indent
 from .._core.inline import READ_LENGTH
 from .._core.schema import BYTES, ENUM, MESSAGE, MessageSpec, spec_of
-from .._core.wire import Buf, encode_varint, read_length, read_varint, to_int64
+from .._core.wire import (
+    VARINT_PATTERN,
+    Buf,
+    encode_varint,
+    read_length,
+    read_varint,
+    to_int64,
+)
 from .varints import decode_into_array
 
 TYPE_CHECKING = False
@@ -45,7 +52,7 @@ def varint_run(buf: Buf, start: int, pos: int, end: int, out: list[int], tag: in
     """
     found = _RUNS.get(tag)
     if found is None:
-        pair = re.escape(bytes((tag,))) + rb"[\x80-\xff]{0,9}[\x00-\x7f]"
+        pair = re.escape(bytes((tag,))) + VARINT_PATTERN
         found = _RUNS[tag] = re.compile(b"(?:%s){1,%d}" % (pair, _RUN_PIECE))
     run = found.match(buf, start, end)
     if run is None:

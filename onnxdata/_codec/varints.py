@@ -22,15 +22,18 @@ from __future__ import annotations
 from array import array
 
 from .._core import switches
+from .._core.codegen import Emitter
 from .._core.errors import DecodeError, EncodeError, EncodeTypeError, EncodeValueError
+from .._core.inline import read_varint_inline
 from .._core.kinds import integer
-from .._core.schema import INT32_TYPECODE, INT64_TYPECODE
-from .._core.wire import Buf, read_varint, to_int32, to_int64
+from .._core.schema import INT32_TYPECODE, INT64_TYPECODE, KINDS, UINT64
+from .._core.wire import Buf, ends_varint, one_byte_varints, read_varint, to_int32, to_int64
 from . import lanes, npvarints
 from .writing import varint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
     from typing import Any
 
 __all__ = [
@@ -57,6 +60,48 @@ def decode_into_list(buf: Buf, pos: int, end: int, out: list[int], code: str) ->
     out.extend(values)
 
 
+def _packed_error(err: DecodeError, pos: int, end: int) -> DecodeError:
+    """The error of :func:`read_each` for the bad varint at ``pos``: one that runs
+    past ``end`` is named as running past the packed field's end."""
+    if end - pos >= 10:  # longer than 10 bytes: read_varint's words
+        return err
+    n = end - pos
+    return DecodeError(
+        f"packed varint at offset {pos} runs past the end of the packed field "
+        f"({n} byte{'s' if n != 1 else ''} left)",
+        pos,
+    )
+
+
+def _readers() -> dict[str, Callable[[Buf, int, int], list[int]]]:
+    """One plain loop per typecode, written with the cursor's inline read
+    (``_core/inline.py``): the conversion is then in the source, not a test
+    of the typecode per varint."""
+    env = {"read_varint": read_varint, "to_int32": to_int32, "to_int64": to_int64,
+           "DecodeError": DecodeError, "packed_error": _packed_error}  # fmt: skip
+    emit = Emitter(env)
+    readers = {}
+    for code, convert in ((INT32_TYPECODE, "to_int32(v)"), (INT64_TYPECODE, "to_int64(v)"),
+                          (str(KINDS[UINT64].typecode), "v")):  # fmt: skip
+        with emit.block(f"def read_each_{code}(buf, pos, end):"):
+            emit("values = []\nappend = values.append")
+            with emit.block("try:"), emit.block("while pos < end:"):
+                emit(read_varint_inline(convert, inside=True))
+                emit("append(v)")
+            with emit.block("except DecodeError as err:"):
+                emit("raise packed_error(err, pos, end) from None  # ``pos``: the bad varint's")
+            emit("return values")
+        readers[code] = f"read_each_{code}"
+    built = emit.build("<onnxdata packed varints>")
+    _READERS.update((code, built[name]) for code, name in readers.items())
+    return _READERS
+
+
+# Made on the first call: the package's import compiles nothing it may never run.
+_READERS: dict[str, Callable[[Buf, int, int], list[int]]] = {}
+_UNSIGNED = str(KINDS[UINT64].typecode)  # any other typecode: the values as read
+
+
 def read_each(buf: Buf, pos: int, end: int, code: str) -> list[int]:
     """The varints of ``buf[pos:end]`` one at a time: the general path, and
     the one that names the first bad varint for the other two.
@@ -64,30 +109,8 @@ def read_each(buf: Buf, pos: int, end: int, code: str) -> list[int]:
     Raises:
         DecodeError: a varint runs past ``end`` or is longer than 10 bytes.
     """
-    values: list[int] = []
-    append = values.append
-    while pos < end:
-        v = buf[pos]
-        if v < 0x80:
-            pos += 1
-        else:
-            try:
-                v, pos = read_varint(buf, pos, end)
-            except DecodeError:
-                if end - pos >= 10:  # longer than 10 bytes: read_varint's words
-                    raise
-                n = end - pos
-                raise DecodeError(
-                    f"packed varint at offset {pos} runs past the end of the packed field "
-                    f"({n} byte{'s' if n != 1 else ''} left)",
-                    pos,
-                ) from None
-            if code == INT32_TYPECODE:
-                v = to_int32(v)
-            elif code == INT64_TYPECODE:
-                v = to_int64(v)
-        append(v)
-    return values
+    readers = _READERS or _readers()
+    return readers.get(code, readers[_UNSIGNED])(buf, pos, end)
 
 
 def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
@@ -105,14 +128,15 @@ def decode_into_array(buf: Buf, pos: int, end: int, out: Any) -> None:
             return
     if end - pos >= lanes.MIN_BYTES and not general:
         chunk = bytes(buf[pos:end])
-        if chunk.isascii():  # all one-byte values: no decoding, and no second copy below
+        if one_byte_varints(chunk):  # all one-byte values: no decoding, and no second copy below
             out.extend(chunk)
             return
         # Whole blocks at a time; on an unfinished or too long varint the
         # loop below names the error.
-        if chunk[-1] < 0x80 and lanes.decode(chunk, out):
+        if ends_varint(chunk, len(chunk)) and lanes.decode(chunk, out):
             return
-    out.fromlist(read_each(buf, pos, end, code))
+    readers = _READERS or _readers()  # read_each's body: a call less for a short payload
+    out.fromlist(readers.get(code, readers[_UNSIGNED])(buf, pos, end))
 
 
 # -- encoding -------------------------------------------------------------------

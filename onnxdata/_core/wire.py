@@ -15,6 +15,7 @@ here; this module knows the wire, not the messages.
 
 from __future__ import annotations
 
+import re
 import sys
 from array import array
 from collections.abc import Iterator
@@ -397,7 +398,7 @@ def read_field(
 def next_field(buf: Buf, pos: int, end: int, depth: int = MAX_DEPTH) -> tuple[int, int, int, int]:
     """The field whose tag is at ``pos`` as ``(number, wire type, body_at, end)``:
     :func:`fields` for a loop that moves ``pos`` itself (over a run of fields
-    matched at once, see ``field_runs.py``), one call per field.
+    matched at once, see :func:`field_run`), one call per field.
 
     Raises:
         DecodeError: as :func:`read_field`.
@@ -484,3 +485,101 @@ def packed_elements(payload: Buf, wire_type: int) -> list[Buf]:
         out.append(payload[pos:after])
         pos = after
     return out
+
+
+# -- runs of small fields: the cursor's bulk moves -----------------------------------
+#
+# A file of millions of tiny fields (a tensor of unpacked varints, ``string_data``
+# of millions of short strings, a packed payload of millions of varints) is read
+# field by field above in microseconds each; these match or count a whole run of
+# them at once, for the readers that only measure a run (type detection,
+# ``onnxdata show``).  They never decide that bytes are valid: each stops, without
+# an error, where the reads above would have to look.
+
+# A varint as a regular expression over the wire: up to 9 bytes that go on, and its
+# last byte.  Every regex that steps over varints is built from these.
+CONTINUED_BYTE = rb"[\x80-\xff]"
+LAST_BYTE = rb"[\x00-\x7f]"
+VARINT_PATTERN = CONTINUED_BYTE + rb"{0,9}" + LAST_BYTE
+
+
+def ends_varint(buf: Buf, end: int) -> bool:
+    """Whether the byte before ``end`` (which must be past 0) ends a varint."""
+    return buf[end - 1] < 0x80
+
+
+def one_byte_varints(chunk: bytes) -> bool:
+    """Whether every byte of ``chunk`` ends a varint: a payload of one-byte
+    varints, each its own value (tested in C)."""
+    return chunk.isascii()
+
+
+def split_tag(tag: int) -> tuple[int, int]:
+    """A tag's field number and wire type."""
+    return tag >> 3, tag & 7
+
+
+_RUNS: dict[int, re.Pattern[bytes] | None] = {}
+_RUN_BODY = {VARINT: VARINT_PATTERN, I64: rb".{8}", I32: rb".{4}"}
+
+
+def field_run(tag: int) -> re.Pattern[bytes] | None:
+    """A pattern that matches a run of up to 4096 whole fields with ``tag``, for a
+    one-byte tag of a varint or fixed-width field (else None).
+
+    A file of millions of tiny fields is mostly such runs; matched in C, a run
+    costs a fraction of reading its fields one by one.  (An unbounded
+    repetition would make ``re`` keep state for every field it matched.)  A
+    match says nothing a field-by-field read would refuse: every varint in
+    it ends within 10 bytes, every fixed field is whole.
+    """
+    if tag in _RUNS:
+        return _RUNS[tag]
+    found = None
+    number, wire_type = split_tag(tag)
+    if tag < 0x80 and number and wire_type in _RUN_BODY:
+        body = re.escape(bytes([tag])) + _RUN_BODY[wire_type]
+        found = re.compile(b"(?:" + body + b"){1,4096}", re.DOTALL)
+    _RUNS[tag] = found
+    return found
+
+
+def short_entries(buf: Buf, pos: int, end: int, tag: int, upto: int) -> tuple[int, int, int]:
+    """Step over a run of fields with the one-byte LEN ``tag`` and one-byte lengths
+    (``string_data`` of millions of short strings), from ``pos`` until a field
+    starts at ``upto`` or later; return the new position, the count of fields
+    and the bytes of their payloads.  Stops, without an error, at anything
+    else: a longer length, a payload past ``end``, another tag.
+    """
+    count = size = 0
+    while pos < upto and pos + 1 < end and buf[pos] == tag:
+        n = buf[pos + 1]
+        if n >= 0x80 or pos + 2 + n > end:
+            break
+        pos += 2 + n
+        count += 1
+        size += n
+    return pos, count, size
+
+
+_CONTINUED_BYTES = bytes(range(0x80, 0x100))  # every byte a varint goes on after
+
+
+def count_varints(buf: Buf, pos: int, end: int) -> int:
+    """How many varints end in ``buf[pos:end]``: its bytes below 0x80, counted in C.
+
+    A packed payload of millions of varints is counted so without reading one;
+    whether its last byte ends a varint is the caller's check.
+    """
+    return len(bytes(buf[pos:end]).translate(None, _CONTINUED_BYTES))
+
+
+def check_varints_end(buf: Buf, pos: int, end: int) -> None:
+    """Refuse a packed payload ``buf[pos:end]`` whose last byte continues a varint:
+    the check that makes :func:`count_varints` a count of whole varints.
+
+    Raises:
+        DecodeError: the payload ends inside a varint (at its last byte).
+    """
+    if end > pos and not ends_varint(buf, end):
+        raise DecodeError(f"packed varints at offset {pos} end inside a varint", end - 1)

@@ -22,7 +22,7 @@ from .._codec.stream import Emit, Measure, Sink, changed, writer_of
 from .._core.errors import DecodeError, EncodeError
 from .._core.mapped import check_target
 from .._core.schema import spec_of
-from .._core.wire import LEN, MAX_DEPTH, fields, read_tag
+from .._core.wire import LEN, MAX_DEPTH, fields, read_tag, split_tag
 from .._messages.declarations import Message, SequenceProto
 from .atomic import AtomicFile
 
@@ -302,8 +302,9 @@ def _within(err: DecodeError, buf: Any, start: int, end: int) -> None:
         tag = read_tag(buf, start, end)[0]
     except DecodeError:
         tag = 0
-    f = _SEQUENCE.by_number.get(tag >> 3)
-    if f is not None and f.wire_type == tag & 7:
+    number, wire_type = split_tag(tag)
+    f = _SEQUENCE.by_number.get(number)
+    if f is not None and f.wire_type == wire_type:
         if f.repeated:
             index = sum(
                 1

@@ -13,9 +13,8 @@ from __future__ import annotations
 from .._codec.decode import decode_part
 from .._codec.stream import encode_to
 from .._core.errors import DecodeError
-from .._core.field_runs import field_run
 from .._core.schema import INT32, KINDS, LEN, MESSAGE, VARINT, MessageSpec, spec_of
-from .._core.wire import MAX_DEPTH, known_enum_value, next_field, read_field
+from .._core.wire import MAX_DEPTH, field_run, known_enum_value, next_field, read_field
 from .._messages.datatypes import DATA_TYPES
 from .._messages.declarations import (
     MapProto,

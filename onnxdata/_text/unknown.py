@@ -13,7 +13,7 @@ field number 0 may appear inside a payload.  So the fields are split here with
 from __future__ import annotations
 
 from .._core.errors import DecodeError
-from .._core.wire import EGROUP, I32, I64, LEN, SGROUP, VARINT, read_varint, tag_bytes
+from .._core.wire import EGROUP, I32, I64, LEN, SGROUP, VARINT, read_varint, split_tag, tag_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,7 +48,7 @@ def split_fields(buf: bytes, pos: int, end: int, depth: int = 0) -> tuple[list[R
     found: list[RawField] = []
     while pos < end:
         tag, pos = read_varint(buf, pos, len(buf))  # protobuf reads a tag past ``end``
-        number, wire_type = tag >> 3, tag & 7
+        number, wire_type = split_tag(tag)
         if wire_type == EGROUP:
             break
         data, pos = _value(buf, pos, end, number, wire_type, depth)

@@ -20,7 +20,7 @@ import os
 import warnings
 
 from .._core.errors import DecodeError, EncodeError, ValidationError
-from .._core.wire import EGROUP, read_varint
+from .._core.wire import EGROUP, read_varint, split_tag
 from .._io.files import load
 from .._messages.convert import as_message
 from .._messages.graphs import ModelProto
@@ -149,7 +149,7 @@ def _stops_early(err: DecodeError, data: Any) -> int | None:
             tag = read_varint(view, at, len(view))[0]
         except DecodeError:  # pragma: no cover - the decoder read this tag
             return None
-        if tag == 0 or tag & 7 == EGROUP:  # 0 (in any length), or field 0's end-group
+        if tag == 0 or split_tag(tag)[1] == EGROUP:  # 0 (in any length), or field 0's end-group
             return at
     return None
 

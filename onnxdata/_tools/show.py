@@ -19,7 +19,6 @@ from __future__ import annotations
 import struct
 
 from .._core.errors import DecodeError
-from .._core.field_runs import check_varints_end, count_varints, field_run, short_entries
 from .._core.schema import (
     BYTES,
     FLOAT,
@@ -37,9 +36,13 @@ from .._core.schema import (
 from .._core.wire import (
     MASK64,
     MAX_DEPTH,
+    check_varints_end,
+    count_varints,
     encode_varint,
+    field_run,
     read_field,
     read_varint,
+    short_entries,
     to_int32,
     to_int64,
 )

@@ -22,7 +22,7 @@ import pytest
 
 import onnxdata
 from onnxdata import DecodeError, SequenceProto, TensorProto, iter_sequence, load
-from onnxdata._core import field_runs
+from onnxdata._core import wire
 from onnxdata._io import entry, file_buffers, regular_files, type_detection
 from tests.support.paths import ROOT
 
@@ -235,14 +235,14 @@ def test_the_rule_is_public() -> None:
 
 def test_runs_of_tiny_fields_are_matched_in_bounded_pieces() -> None:
     # An unbounded repetition would make ``re`` keep state per field.
-    run = field_runs.field_run(0x78)  # field 15, varint
+    run = wire.field_run(0x78)  # field 15, varint
     assert run is not None
     data = b"\x78\x00" * 5000 + b"\x78\x80\x01" + b"\x10\x01"
     assert run.match(data).end() == 2 * 4096
     assert run.match(data, 2 * 4096, 2 * 5000).end() == 2 * 5000
     assert run.match(data, 2 * 5000).end() == 2 * 5000 + 3
-    assert field_runs.field_run(0x7A) is None  # length-delimited: lengths vary
-    assert field_runs.field_run(0x80) is None  # a tag of two bytes
+    assert wire.field_run(0x7A) is None  # length-delimited: lengths vary
+    assert wire.field_run(0x80) is None  # a tag of two bytes
 
 
 def test_show_steps_over_runs_of_unknown_fields(monkeypatch: pytest.MonkeyPatch) -> None:
