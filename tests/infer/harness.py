@@ -1,0 +1,57 @@
+"""The differential harness of shape inference: onnx 1.23.2's ``infer_shapes`` against
+onnxdata's, on the same bytes, results compared byte for byte (errors by their text)."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any
+
+import onnx
+import onnx.shape_inference
+
+from onnxdata import shape_inference as ours
+
+
+@functools.cache
+def node_models() -> list[tuple[str, bytes]]:
+    """(name, bytes) of every node-test model onnx's test cases build (about 1,900)."""
+    from onnx.backend.test.case import node
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = node.collect_testcases(None)
+    return [(c.name, c.model.SerializeToString()) for c in cases if c.model is not None]
+
+
+def cleared(data: bytes) -> bytes:
+    """The model with its ``value_info`` and its outputs' types removed (what is inferred)."""
+    model = onnx.ModelProto.FromString(data)
+    del model.graph.value_info[:]
+    for output in model.graph.output:
+        output.ClearField("type")
+    return model.SerializeToString()
+
+
+def run_onnx(data: bytes, **options: bool) -> tuple[str, Any]:
+    try:
+        return "ok", onnx.shape_inference.infer_shapes(data, **options).SerializeToString()
+    except onnx.shape_inference.InferenceError as exc:
+        return "error", str(exc)
+
+
+def run_ours(data: bytes, **options: bool) -> tuple[str, Any]:
+    try:
+        return "ok", ours.infer_shapes(data, **options).SerializeToString()
+    except ours.ShapeInferenceUnavailableError as exc:
+        return "unavailable", str(exc)
+    except ours.InferenceError as exc:
+        return "error", str(exc)
+
+
+def compare(data: bytes, **options: bool) -> tuple[str, Any, Any]:
+    """("unavailable" | "same" | "differs", onnx's outcome, ours)."""
+    theirs, mine = run_onnx(data, **options), run_ours(data, **options)
+    if mine[0] == "unavailable":
+        return "unavailable", theirs, mine
+    return ("same" if theirs == mine else "differs"), theirs, mine
