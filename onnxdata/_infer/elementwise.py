@@ -80,6 +80,13 @@ def cast(ctx: InferenceContext) -> None:
         propagate_shape_from_input(ctx, 0, 0)
 
 
+def cast_like(ctx: InferenceContext) -> None:
+    """``CastLike``: input 1's element type, input 0's shape."""
+    propagate_elem_type(ctx, 1, 0)
+    if has_n_input_shapes(ctx, 1):
+        propagate_shape_from_input(ctx, 0, 0)
+
+
 def _valid_data_type(value: int) -> bool:
     from .._messages.declarations import TensorProto
 
@@ -101,7 +108,9 @@ _UNARY = {
     "Identity": (1, 13, 14, 16, 19, 21, 23, 24, 25),
     "Elu": (6, 22), "Selu": (6, 22), "LeakyRelu": (6, 16), "HardSigmoid": (6, 22),
     "HardSwish": (14, 22), "ThresholdedRelu": (10, 22), "Celu": (12, 28), "Gelu": (20,),
-    "Mish": (18, 22), "Shrink": (9,),
+    "Mish": (18, 22), "Shrink": (9,), "Clip": (6, 11, 12, 13), "PRelu": (6, 7, 9, 16),
+    "Add": (6,), "Sub": (6,), "Mul": (6,), "Div": (6,), "Pow": (1,),
+    "Max": (6,), "Min": (6,), "Sum": (6,), "Mean": (6,),
 }  # fmt: skip
 _BINARY = {
     "Add": (7, 13, 14), "Sub": (7, 13, 14), "Mul": (7, 13, 14), "Div": (7, 13, 14),
@@ -128,4 +137,5 @@ for _table, _rule in (
     for _op, _versions in _table.items():
         register("", _op, _versions, _rule)
 register("", "Where", (9, 16), where)
+register("", "CastLike", (15, 19, 21, 23, 24, 25), cast_like)
 register("", "Cast", (6, 9, 13, 19, 21, 23, 24, 25, 28), cast)

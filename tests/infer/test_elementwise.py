@@ -19,10 +19,10 @@ from onnxdata._infer.operators import covered
 from .harness import compare
 
 KEYS = covered()
-INPUTS = {"Where": 3, "Max": 3, "Min": 3, "Sum": 3, "Mean": 3}
+INPUTS = {"Where": 3, "Max": 3, "Min": 3, "Sum": 3, "Mean": 3, "Clip": 3}
 TWO = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd", "BitwiseOr",
        "BitwiseXor", "And", "Or", "Xor", "Equal", "Less", "Greater", "LessOrEqual",
-       "GreaterOrEqual", "PRelu"}  # fmt: skip
+       "GreaterOrEqual", "PRelu", "CastLike"}  # fmt: skip
 
 dims = st.one_of(
     st.integers(0, 4).map(lambda v: ("value", v)),
