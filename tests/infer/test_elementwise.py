@@ -33,15 +33,26 @@ shapes = st.one_of(st.none(), st.lists(dims, max_size=4))
 elem_types = st.sampled_from([1, 7, 9, 10, 0])
 
 
-def _value(name: str, elem_type: int | None, shape: Any) -> onnx.ValueInfoProto:
+KINDS = ["tensor"] * 6 + ["sparse", "sequence", "optional", "none"]
+
+
+def _value(name: str, elem_type: int | None, shape: Any, kind: str = "tensor") -> Any:
     value = onnx.ValueInfoProto(name=name)
-    if elem_type is None:
+    if elem_type is None or kind == "none":
         return value
-    value.type.tensor_type.elem_type = elem_type
+    if kind == "sparse":
+        holder = value.type.sparse_tensor_type
+    elif kind == "sequence":
+        holder = value.type.sequence_type.elem_type.tensor_type
+    elif kind == "optional":
+        holder = value.type.optional_type.elem_type.tensor_type
+    else:
+        holder = value.type.tensor_type
+    holder.elem_type = elem_type
     if shape is not None:
-        value.type.tensor_type.shape.SetInParent()
+        holder.shape.SetInParent()
         for kind, item in shape:
-            dim = value.type.tensor_type.shape.dim.add()
+            dim = holder.shape.dim.add()
             if kind == "value":
                 dim.dim_value = item
             elif kind == "param":
@@ -55,7 +66,8 @@ def models(draw: st.DrawFn) -> bytes:
     count = INPUTS.get(op, 2 if op in TWO else 1)
     count = draw(st.integers(max(1, count - 1), count)) if op in INPUTS else count
     names = [f"x{i}" for i in range(count)]
-    inputs = [_value(n, draw(elem_types), draw(shapes)) for n in names]
+    kinds = st.sampled_from(KINDS)
+    inputs = [_value(n, draw(elem_types), draw(shapes), draw(kinds)) for n in names]
     attributes: dict[str, Any] = {}
     if op == "Cast":
         attributes["to"] = draw(st.sampled_from([1, 6, 7, 9, 16, 40]))
@@ -67,7 +79,7 @@ def models(draw: st.DrawFn) -> bytes:
     if declared == "untyped":
         outputs.append(_value("y", None, None))
     elif declared == "typed":
-        value_info.append(_value("y", draw(elem_types), draw(shapes)))
+        value_info.append(_value("y", draw(elem_types), draw(shapes), draw(kinds)))
     graph = oh.make_graph([node, second], "g", inputs, outputs, value_info=value_info)
     opsets = [oh.make_opsetid(domain, version)]
     if version < 6:
