@@ -18,13 +18,25 @@ from .failures import ImmediateError
 class InferenceContext:
     """One node's inference: its attributes, input types and data, output types to fill."""
 
-    __slots__ = ("_attributes", "_data", "_inputs", "node", "outputs")
+    __slots__ = ("_attributes", "_data", "_inputs", "_symbolic", "node", "outputs")
 
-    def __init__(self, node: Any, types: Mapping[str, Any], constants: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        node: Any,
+        types: Mapping[str, Any],
+        constants: Mapping[str, Any],
+        generated: Mapping[str, Any] | None = None,
+    ) -> None:
         self.node = node
         self._attributes = {attribute.name: attribute for attribute in node.attribute}
         self._inputs: list[Any] = [types.get(name) for name in node.input]
         self._data: list[Any] = [constants.get(name) for name in node.input]
+        # a value propagated by data propagation, for the inputs that are not constants
+        values = generated or {}
+        self._symbolic: list[Any] = [
+            None if data is not None else values.get(name)
+            for name, data in zip(node.input, self._data, strict=True)
+        ]
         self.outputs: list[Any] = [TypeProto() for _ in node.output]
 
     @property
@@ -51,6 +63,13 @@ class InferenceContext:
         if index >= len(self._data):
             raise ImmediateError(f"Input {index} is out of bounds.")
         return self._data[index]
+
+    def symbolic_input(self, index: int) -> Any:
+        """The shape value data propagation computed for input ``index`` (a
+        ``TensorShapeProto``), or None (onnx's ``getSymbolicInput``)."""
+        if index >= len(self._symbolic):
+            raise ImmediateError(f"Input {index} is out of bounds.")
+        return self._symbolic[index]
 
     def output_type(self, index: int) -> Any:
         """The type being inferred for output ``index``, to fill in place."""

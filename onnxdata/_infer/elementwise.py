@@ -9,7 +9,13 @@ leaves their outputs untyped, as onnx does).
 from __future__ import annotations
 
 from .context import InferenceContext
-from .failures import fail_type
+from .failures import fail_shape, fail_type
+from .propagation import (
+    DataPropagationContext,
+    propagate_from_input,
+    register_propagator,
+    shape_values,
+)
 from .rulebook import register
 from .shapes import (
     BOOL,
@@ -139,3 +145,42 @@ for _table, _rule in (
 register("", "Where", (9, 16), where)
 register("", "CastLike", (15, 19, 21, 23, 24, 25), cast_like)
 register("", "Cast", (6, 9, 13, 19, 21, 23, 24, 25, 28), cast)
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_ARITHMETIC = {
+    "Add": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "Mul": lambda a, b: a * b,
+}
+
+
+def math_values(ctx: DataPropagationContext) -> None:
+    """onnx's ``MathOpDataPropagator`` (``Add``/``Sub``/``Mul``): the two inputs' values
+    combined element by element, one of them broadcast when it has a single value."""
+    left, right = ctx.input_data(0), ctx.input_data(1)
+    if left is None or right is None:
+        return
+    op_type = ctx.node.op_type
+    size_0, size_1 = len(left.dim), len(right.dim)
+    if size_0 != size_1 and 1 not in (size_0, size_1):
+        raise fail_shape(
+            "Invalid rank for ", op_type, " broadcasting: (", size_0, ") vs (", size_1, ")."
+        )
+    values: list[int | None] = []
+    for i in range(size_1 if size_0 == 1 else size_0):
+        a = left.dim[0 if size_0 == 1 else i]
+        b = right.dim[0 if size_1 == 1 else i]
+        if a.HasField("dim_value") and b.HasField("dim_value"):
+            result = _ARITHMETIC[op_type](a.dim_value, b.dim_value)
+            if not _INT64_MIN <= result <= _INT64_MAX:
+                raise fail_shape("Integer overflow in ", op_type, " during data propagation")
+            values.append(result)
+        else:
+            values.append(None)
+    ctx.add_output_data(0, shape_values(values))
+
+
+for _op in _ARITHMETIC:
+    register_propagator("", _op, (14,), math_values)
+register_propagator("", "Cast", (13, 19, 21, 23, 24, 25, 28), propagate_from_input)

@@ -17,7 +17,8 @@ from .._messages.types import TypeProto
 from .context import InferenceContext
 from .failures import ImmediateError, InferenceError, NodeError, unavailable
 from .merging import case_of, check_shapes_and_types, materialize, merge_shapes_and_types
-from .operators import rule_for
+from .operators import propagator_for, rule_for
+from .propagation import DataPropagationContext
 from .symbols import SymbolTable
 
 _ONNX_DOMAINS = ("", "ai.onnx")
@@ -46,8 +47,8 @@ class GraphWalk:
     """
 
     __slots__ = (
-        "constants", "errors", "graph", "ir_version", "local_functions", "opsets", "options",
-        "symbols", "types", "unsupported", "untyped",
+        "constants", "errors", "generated", "graph", "ir_version", "local_functions", "opsets",
+        "options", "symbols", "types", "unsupported", "untyped",
     )  # fmt: skip
 
     def __init__(
@@ -69,6 +70,7 @@ class GraphWalk:
         self.types: dict[str, Any] = {}
         self.untyped: dict[str, Any] = {}
         self.constants: dict[str, Any] = {}
+        self.generated: dict[str, Any] = {}
         self.errors: list[str] = []
         self.unsupported = False
 
@@ -135,7 +137,7 @@ class GraphWalk:
                 raise unavailable(f"the model-local function {identifier!r} (a call of it)")
             self.unsupported = True
             return
-        ctx = InferenceContext(node, self.types, self.constants)
+        ctx = InferenceContext(node, self.types, self.constants, self.generated)
         try:
             self._infer(node, schema, ctx)
         except NodeError as exc:
@@ -158,7 +160,10 @@ class GraphWalk:
                 self._update(name, inferred)
         self._constant(node)
         if self.options.data_prop and schema.has_data_propagation_function:
-            raise unavailable(f"data propagation through {what}")
+            propagate = propagator_for(schema.domain, schema.name, schema.since_version)
+            if propagate is None:
+                raise unavailable(f"data propagation through {what}")
+            propagate(DataPropagationContext(node, self.types, self.constants, self.generated))
 
     def _update(self, name: str, inferred: Any) -> None:
         """onnx's ``UpdateType``: named, then merged or added to ``value_info``."""

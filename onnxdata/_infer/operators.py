@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from . import elementwise  # registers its rules as it is imported
+from .propagation import propagator_for
 from .rulebook import Rule, registered
 from .rulebook import rule_for as _registered_rule
 
 FAMILIES = (elementwise,)
+__all__ = ["FAMILIES", "covered", "propagator_for", "rule_for"]
 
 
 def rule_for(domain: str, op_type: str, since_version: int) -> Rule | None:
