@@ -20,6 +20,7 @@ from .merging import case_of, check_shapes_and_types, materialize, merge_shapes_
 from .operators import propagator_for, rule_for
 from .propagation import DataPropagationContext
 from .symbols import SymbolTable
+from .type_check import check_input_output_type
 
 _ONNX_DOMAINS = ("", "ai.onnx")
 _INT, _FLOAT, _INTS, _FLOATS, _TENSOR = 2, 1, 7, 6, 4  # AttributeProto.AttributeType
@@ -155,6 +156,8 @@ class GraphWalk:
             rule(ctx)
         elif schema.has_function:
             raise unavailable(f"operator {what} (inferred through its function body)")
+        if self.options.check_type:
+            check_input_output_type(schema, ctx)
         for name, inferred in zip(node.output, ctx.outputs, strict=True):
             if name:
                 self._update(name, inferred)
@@ -223,8 +226,6 @@ def _where(node: Any) -> str:
 
 def infer_model(model: Any, options: Options) -> None:
     """Infer ``model``'s main graph in place, as onnx's ``InferShapes(ModelProto&)``."""
-    if options.check_type:
-        raise unavailable("check_type=True (the type-constraint check)")
     opsets = {opset.domain: opset.version for opset in model.opset_import}
     functions = frozenset(
         f"{f.domain}:{f.name}" + (f":{f.overload}" if f.overload else "") for f in model.functions

@@ -38,6 +38,8 @@ def run_onnx(data: bytes, **options: bool) -> tuple[str, Any]:
         return "ok", onnx.shape_inference.infer_shapes(data, **options).SerializeToString()
     except onnx.shape_inference.InferenceError as exc:
         return "error", str(exc)
+    except ValueError as exc:  # check_type on a data type with no name
+        return "ValueError", str(exc)
 
 
 def run_ours(data: bytes, **options: bool) -> tuple[str, Any]:
@@ -47,6 +49,8 @@ def run_ours(data: bytes, **options: bool) -> tuple[str, Any]:
         return "unavailable", str(exc)
     except ours.InferenceError as exc:
         return "error", str(exc)
+    except ValueError as exc:
+        return "ValueError", str(exc)
 
 
 def compare(data: bytes, **options: bool) -> tuple[str, Any, Any]:

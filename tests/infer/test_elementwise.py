@@ -91,7 +91,7 @@ def models(draw: st.DrawFn) -> bytes:
 
 @pytest.mark.parametrize("strict_mode", [False, True])
 @settings(max_examples=150, deadline=None)
-@given(data=models())
-def test_covered_operators_infer_as_onnx(data: bytes, strict_mode: bool) -> None:
-    outcome, theirs, ours = compare(data, strict_mode=strict_mode)
+@given(data=models(), check_type=st.booleans())
+def test_covered_operators_infer_as_onnx(data: bytes, strict_mode: bool, check_type: bool) -> None:
+    outcome, theirs, ours = compare(data, strict_mode=strict_mode, check_type=check_type)
     assert outcome == "same", (theirs, ours)

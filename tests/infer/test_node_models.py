@@ -13,10 +13,14 @@ from onnxdata import shape_inference
 from .harness import cleared, compare, node_models
 
 
-def _outcomes(data_prop: bool, strict_mode: bool) -> collections.Counter[str]:
+def _outcomes(
+    data_prop: bool, strict_mode: bool, check_type: bool = False
+) -> collections.Counter[str]:
     counts: collections.Counter[str] = collections.Counter()
     for name, data in node_models():
-        outcome, theirs, ours = compare(cleared(data), data_prop=data_prop, strict_mode=strict_mode)
+        outcome, theirs, ours = compare(
+            cleared(data), data_prop=data_prop, strict_mode=strict_mode, check_type=check_type
+        )
         assert outcome != "differs", (name, theirs, ours)
         counts[outcome] += 1
     return counts
@@ -30,9 +34,12 @@ def test_covered_node_models_are_identical(data_prop: bool) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("check_type", [False, True])
 @pytest.mark.parametrize("data_prop", [False, True])
-def test_covered_node_models_are_identical_in_strict_mode(data_prop: bool) -> None:
-    assert _outcomes(data_prop, strict_mode=True)["same"] > 250
+def test_covered_node_models_are_identical_in_strict_mode(
+    data_prop: bool, check_type: bool
+) -> None:
+    assert _outcomes(data_prop, strict_mode=True, check_type=check_type)["same"] > 250
 
 
 def test_uncovered_operator_raises_unavailable() -> None:

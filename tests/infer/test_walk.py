@@ -94,7 +94,9 @@ def models(draw: st.DrawFn) -> bytes:
 @pytest.mark.parametrize("data_prop", [False, True])
 @pytest.mark.parametrize("strict_mode", [False, True])
 @settings(max_examples=100, deadline=None)
-@given(data=models())
-def test_walk_as_onnx(data: bytes, strict_mode: bool, data_prop: bool) -> None:
-    outcome, theirs, ours = compare(data, strict_mode=strict_mode, data_prop=data_prop)
+@given(data=models(), check_type=st.booleans())
+def test_walk_as_onnx(data: bytes, strict_mode: bool, data_prop: bool, check_type: bool) -> None:
+    outcome, theirs, ours = compare(
+        data, strict_mode=strict_mode, data_prop=data_prop, check_type=check_type
+    )
     assert outcome == "same", (theirs, ours)
