@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from . import elementwise, shape_ops  # each registers its rules as it is imported
+from . import elementwise, reshaping, shape_ops  # each registers its rules when imported
 from .propagation import propagator_for
 from .rulebook import Rule, registered
 from .rulebook import rule_for as _registered_rule
 
-FAMILIES = (elementwise, shape_ops)
+FAMILIES = (elementwise, reshaping, shape_ops)
 __all__ = ["FAMILIES", "covered", "propagator_for", "rule_for"]
 
 

@@ -174,7 +174,9 @@ def shape_values_15(ctx: DataPropagationContext) -> None:
     start, end = _bounds(ctx, len(dims))
     values = TensorShapeProto()
     for d in range(start, end):
-        values.dim.append(dims[d])
+        copied = TensorShapeProto.Dimension()
+        copied.CopyFrom(dims[d])
+        values.dim.append(copied)
     ctx.add_output_data(0, values)
 
 

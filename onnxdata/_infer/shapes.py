@@ -205,3 +205,36 @@ def broadcast_inputs(ctx: InferenceContext, count: int) -> None:
     if has_n_input_shapes(ctx, count):
         shapes = [tensor_shape(ctx.input_type(i)) for i in range(count)]
         broadcast(shapes, ctx.output_type(0).tensor_type.shape)
+
+
+def output_shape(ctx: InferenceContext, index: int) -> Any:
+    """onnx's ``getOutputShape``: the output's tensor shape, made present (its C++ takes the
+    ``tensor_type`` even of a sparse output, which turns the output into a tensor)."""
+    target = ctx.output_type(index)
+    if case_of(target) not in (*TENSORS, None):
+        raise fail_type(
+            "Output ", index, " expected to have tensor type in ", ctx.display_name, "."
+        )
+    shape = target.tensor_type.shape
+    shape.SetInParent()
+    return shape
+
+
+def append_input_dim(ctx: InferenceContext, in_index: int, out_index: int, dim: int) -> None:
+    """onnx's ``appendSingleDimCopiedFromInputTypeToOutputType``."""
+    target = ctx.output_type(out_index)
+    source = ctx.input_type(in_index)
+    if source is None:
+        raise fail_type("Input: ", in_index, " is null.")
+    case, out_case = case_of(source), case_of(target)
+    if case != out_case:
+        raise fail_type(
+            "Input: ", in_index, " type: ", CASE_NUMBER[case], " does not match type of output: ",
+            out_index, "type: ", CASE_NUMBER[out_case], " in ", ctx.display_name, ".",
+        )  # fmt: skip
+    if case not in TENSORS:
+        raise fail_type(
+            "Input ", in_index, " and Output ", out_index,
+            " expected to have tensor or sparse tensor type in ", ctx.display_name, ".",
+        )  # fmt: skip
+    getattr(target, case).shape.dim.add().CopyFrom(getattr(source, case).shape.dim[dim])
