@@ -1,9 +1,10 @@
-"""Operators that rearrange dims: ``Transpose`` so far."""
+"""Operators that rearrange dims: ``Transpose``, ``Unsqueeze`` (13 and later) so far."""
 
 from __future__ import annotations
 
 from .context import InferenceContext
-from .failures import fail_type
+from .failures import fail_shape, fail_type, unavailable
+from .propagation import parse_integers, propagate_from_input, register_propagator
 from .rulebook import register
 from .shapes import append_input_dim, has_n_input_shapes, output_shape, propagate_elem_type
 
@@ -52,3 +53,64 @@ def _transpose(ctx: InferenceContext, *, shaped: bool) -> None:
 
 register("", "Transpose", (1,), transpose_1)
 register("", "Transpose", (13, 21, 23, 24, 25), transpose)
+
+
+def _axes(ctx: InferenceContext, index: int) -> list[int] | None:
+    """The int64 values of a constant input (onnx's ``ParseData<int64_t>``), or None when
+    the input is not a constant."""
+    tensor = ctx.input_data(index)
+    if tensor is None:
+        return None
+    if tensor.data_type != 7:
+        raise unavailable("a shape-inference input that is not an int64 tensor")
+    return parse_integers(tensor)
+
+
+def check_axes_range(axes: list[int], rank: int) -> None:
+    """onnx's ``checkAxesRange``: every axis within [-rank, rank)."""
+    for axis in axes:
+        if axis < -rank or axis > rank - 1:
+            raise fail_shape(
+                "Unexpected axis value: ", axis, ". Expected range [", -rank, ", ", rank, ")"
+            )
+
+
+def check_duplicate_axes(axes: list[int], rank: int) -> None:
+    """onnx's ``checkDuplicateAxes`` (on axes already in range)."""
+    seen: set[int] = set()
+    for axis in axes:
+        actual = axis + rank if axis < 0 else axis
+        if actual in seen:
+            raise fail_shape("Axis ", axis, " is referred to more than once.")
+        seen.add(actual)
+
+
+def unsqueeze(ctx: InferenceContext) -> None:
+    """``Unsqueeze``-13 and later: a dim of 1 at each axis of the constant input ``axes``."""
+    propagate_elem_type(ctx, 0, 0)
+    if not has_n_input_shapes(ctx, 1):
+        return
+    axes = _axes(ctx, 1)
+    if axes is None:
+        return
+    target = ctx.output_type(0).tensor_type.shape
+    target.SetInParent()
+    dims = ctx.input_type(0).tensor_type.shape.dim
+    rank = len(dims) + len(axes)
+    check_axes_range(axes, rank)
+    axes = [axis + rank if axis < 0 else axis for axis in axes]
+    check_duplicate_axes(axes, rank)
+    axes.sort()
+    j = 0
+    for dim in dims:
+        while j < len(axes) and axes[j] == len(target.dim):
+            target.dim.add().dim_value = 1
+            j += 1
+        target.dim.add().CopyFrom(dim)
+    while j < len(axes) and axes[j] == len(target.dim):
+        target.dim.add().dim_value = 1
+        j += 1
+
+
+register("", "Unsqueeze", (13, 21, 23, 24, 25), unsqueeze)
+register_propagator("", "Unsqueeze", (13, 21, 23, 24, 25), propagate_from_input)
