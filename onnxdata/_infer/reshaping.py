@@ -1,4 +1,5 @@
-"""Operators that rearrange dims: ``Transpose``, ``Unsqueeze`` (13 and later) so far."""
+"""Operators that rearrange dims: ``Transpose``, ``Unsqueeze`` and ``Squeeze`` (13 and
+later) so far."""
 
 from __future__ import annotations
 
@@ -112,5 +113,38 @@ def unsqueeze(ctx: InferenceContext) -> None:
         j += 1
 
 
+def squeeze(ctx: InferenceContext) -> None:
+    """``Squeeze``-13 and later: the dims at the constant input ``axes`` removed (each must
+    be 1 when known), or every dim of 1 without ``axes``."""
+    propagate_elem_type(ctx, 0, 0)
+    if not has_n_input_shapes(ctx, 1):
+        return
+    given = ctx.num_inputs == 2 and ctx.input_type(1) is not None
+    axes: list[int] = []
+    if given:
+        found = _axes(ctx, 1)
+        if found is None:
+            return
+        axes = found
+    dims = ctx.input_type(0).tensor_type.shape.dim
+    rank = len(dims)
+    check_axes_range(axes, rank)
+    axes = [axis + rank if axis < 0 else axis for axis in axes]
+    if not given and any(not dim.HasField("dim_value") for dim in dims):
+        return  # a symbolic dim may or may not be 1
+    target = ctx.output_type(0).tensor_type.shape
+    target.SetInParent()
+    for i, dim in enumerate(dims):
+        if not given and dim.dim_value == 1:
+            continue
+        if given and i in axes:
+            if dim.HasField("dim_value") and dim.dim_value != 1:
+                raise fail_shape("Dimension of input ", i, " must be 1 instead of ", dim.dim_value)
+        else:
+            target.dim.add().CopyFrom(dim)
+
+
 register("", "Unsqueeze", (13, 21, 23, 24, 25), unsqueeze)
+register("", "Squeeze", (13, 21, 23, 24, 25), squeeze)
+register_propagator("", "Squeeze", (13, 21, 23, 24, 25), propagate_from_input)
 register_propagator("", "Unsqueeze", (13, 21, 23, 24, 25), propagate_from_input)

@@ -1,4 +1,4 @@
-"""``Unsqueeze`` (13 and later) against onnx: ``axes`` a constant (initializer or
+"""``Unsqueeze`` and ``Squeeze`` (13 and later) against onnx: ``axes`` a constant (initializer or
 ``Constant``, in range, out of range, negative, repeated, empty) or computed, inputs of random
 rank and kind, then its data propagation (``Shape`` then ``Unsqueeze``); normal and strict
 mode, data propagation and check_type drawn."""
@@ -15,7 +15,7 @@ from onnxdata._infer.operators import covered
 from .harness import compare
 from .test_reshaping import _value, dims
 
-VERSIONS = [v for d, o, v in covered() if o == "Unsqueeze"]
+VERSIONS = {op: [v for d, o, v in covered() if o == op] for op in ("Unsqueeze", "Squeeze")}
 
 
 @st.composite
@@ -34,13 +34,15 @@ def models(draw: st.DrawFn) -> tuple[bytes, bool, bool]:
     else:
         nodes.append(oh.make_node("Shape", ["x"], ["axes"]))
     data = draw(st.sampled_from(["x", "s"]))
+    op = draw(st.sampled_from(sorted(VERSIONS)))
     nodes.append(oh.make_node("Shape", ["x"], ["s"]))
-    nodes.append(oh.make_node("Unsqueeze", [data, "axes"], ["y"]))
+    without_axes = op == "Squeeze" and draw(st.booleans())
+    nodes.append(oh.make_node(op, [data] if without_axes else [data, "axes"], ["y"]))
     graph = oh.make_graph(
         nodes, "g", [_value("x", kind, shape)], [oh.make_tensor_value_info("y", 0, None)],
         initializer=initializers,
     )  # fmt: skip
-    opsets = [oh.make_opsetid("", draw(st.sampled_from(VERSIONS)))]
+    opsets = [oh.make_opsetid("", draw(st.sampled_from(VERSIONS[op])))]
     model = oh.make_model(graph, opset_imports=opsets).SerializeToString()
     return model, draw(st.booleans()), draw(st.booleans())
 
@@ -48,7 +50,7 @@ def models(draw: st.DrawFn) -> tuple[bytes, bool, bool]:
 @pytest.mark.parametrize("strict_mode", [False, True])
 @settings(max_examples=150, deadline=None)
 @given(drawn=models())
-def test_unsqueeze_as_onnx(drawn: tuple[bytes, bool, bool], strict_mode: bool) -> None:
+def test_unsqueeze_and_squeeze_as_onnx(drawn: tuple[bytes, bool, bool], strict_mode: bool) -> None:
     data, data_prop, check_type = drawn
     outcome, theirs, ours = compare(
         data, strict_mode=strict_mode, data_prop=data_prop, check_type=check_type
