@@ -55,7 +55,8 @@ def infer_shapes(
             an initializer whose type contradicts its declaration).
         ShapeInferenceUnavailableError: the model needs what onnxdata does not infer yet.
         TypeError: ``model`` is neither a model nor bytes (onnx's message).
-        DecodeError: the bytes are not a model.
+        ValueError: ``check_type`` met a data type with no name (onnx's text).
+        DecodeError: (a ``ValueError``) the bytes are not a model, with the offset.
     """
     if isinstance(model, str | os.PathLike):
         raise TypeError(
