@@ -1,13 +1,26 @@
-"""Operators that rearrange dims: ``Transpose``, ``Unsqueeze`` and ``Squeeze`` (13 and
-later) so far."""
+"""Operators that rearrange dims: ``Transpose``, ``Concat``; ``Unsqueeze`` and ``Squeeze``
+from version 13."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .context import InferenceContext
 from .failures import fail_shape, fail_type, unavailable
-from .propagation import parse_integers, propagate_from_input, register_propagator
+from .propagation import (
+    DataPropagationContext,
+    parse_integers,
+    propagate_from_input,
+    register_propagator,
+)
 from .rulebook import register
-from .shapes import append_input_dim, has_n_input_shapes, output_shape, propagate_elem_type
+from .shapes import (
+    append_input_dim,
+    has_n_input_shapes,
+    output_shape,
+    propagate_elem_type,
+    propagate_shape_from_input,
+)
 
 
 def _perm_text(perm: list[int], dims: list[int]) -> str:
@@ -148,3 +161,112 @@ register("", "Unsqueeze", (13, 21, 23, 24, 25), unsqueeze)
 register("", "Squeeze", (13, 21, 23, 24, 25), squeeze)
 register_propagator("", "Squeeze", (13, 21, 23, 24, 25), propagate_from_input)
 register_propagator("", "Unsqueeze", (13, 21, 23, 24, 25), propagate_from_input)
+
+
+def merge_in_dim(source: Any, target: Any, index: int) -> None:
+    """onnx's ``mergeInDimensionInfo``: a value over a symbol, the target's symbol kept."""
+    if source.HasField("dim_value"):
+        if target.HasField("dim_value"):
+            if target.dim_value != source.dim_value:
+                raise fail_shape(
+                    "Can't merge shape info. Both inferred and declared dimension have values "
+                    "but they differ. Inferred=", source.dim_value, " Declared=",
+                    target.dim_value, " Dimension=", index,
+                )  # fmt: skip
+        else:
+            target.dim_value = source.dim_value
+    elif source.HasField("dim_param") and not (
+        target.HasField("dim_value") or target.HasField("dim_param")
+    ):
+        target.dim_param = source.dim_param
+
+
+def concat(ctx: InferenceContext) -> None:
+    """``Concat``-11 and -13: the inputs' dims merged, their lengths along ``axis`` summed."""
+    propagate_elem_type(ctx, 0, 0)
+    count = ctx.num_inputs
+    if count < 1 or not has_n_input_shapes(ctx, count):
+        return
+    rank = len(ctx.input_type(0).tensor_type.shape.dim)
+    attribute = ctx.attribute("axis")
+    if attribute is None:
+        raise fail_shape("Required attribute axis is missing")
+    axis = _int32(attribute.i)
+    if axis < -rank or axis >= rank:
+        raise fail_shape("axis must be in [-rank, rank-1].")
+    if axis < 0:
+        axis += rank
+    if count == 1:
+        propagate_shape_from_input(ctx, 0, 0)
+        return
+    known, total = True, 0
+    target = ctx.output_type(0).tensor_type.shape
+    target.SetInParent()
+    for _ in range(rank):
+        target.dim.add()
+    for i in range(count):
+        dims = ctx.input_type(i).tensor_type.shape.dim
+        if len(dims) != rank:
+            raise fail_shape(
+                "All inputs to Concat must have same rank. Input ", i, " has rank ", len(dims),
+                " != ", rank,
+            )  # fmt: skip
+        for j, dim in enumerate(dims):
+            if j != axis:
+                merge_in_dim(dim, target.dim[j], j)
+            elif dim.HasField("dim_value"):
+                if dim.dim_value < 0:
+                    raise fail_shape("Negative dimension value on Concat axis")
+                total += dim.dim_value
+                if total > _INT64_MAX:
+                    raise fail_shape("Integer overflow computing Concat output length")
+            else:
+                known = False
+    if known:
+        target.dim[axis].dim_value = total
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _int32(value: int) -> int:
+    """C++'s ``static_cast<int>`` of an int64: the low 32 bits, signed."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def concat_values(ctx: DataPropagationContext) -> None:
+    """``Concat``'s propagation along axis 0: the inputs' values one after another."""
+    attribute = ctx.attribute("axis")
+    if attribute is None:
+        raise fail_shape("Required attribute axis is missing")
+    axis = _int32(attribute.i)
+    if axis < 0:
+        found = ctx.input_type(0)
+        if found is None or not found.HasField("tensor_type"):
+            return
+        if not found.tensor_type.HasField("shape"):
+            return
+        rank = len(found.tensor_type.shape.dim)
+        if axis < -rank or axis >= rank:
+            raise fail_shape("axis must be in [-rank, rank-1].")
+        axis += rank
+    if axis != 0:
+        return
+    from .._messages.types import TensorShapeProto
+
+    values = TensorShapeProto()
+    for i in range(ctx.num_inputs):
+        found = ctx.input_data(i)
+        if found is None:
+            return
+        for dim in found.dim:
+            copied = TensorShapeProto.Dimension()
+            copied.CopyFrom(dim)
+            values.dim.append(copied)
+    if values.dim:
+        ctx.add_output_data(0, values)
+
+
+register("", "Concat", (11, 13), concat)
+register_propagator("", "Concat", (13,), concat_values)

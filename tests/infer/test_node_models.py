@@ -105,5 +105,14 @@ def test_mutated_models_raise_only_documented_errors(
         if theirs[0] != "ValueError":
             with pytest.raises(DecodeError):
                 onnx.ModelProto.FromString(bytes(data))
-    else:
+    elif _canonical(bytes(data)):
         assert outcome in ("same", "unavailable"), (theirs, ours)
+    # bytes protobuf would not write (repeated or misplaced fields) may be read otherwise by
+    # onnx's C++ parser than by upb, which onnxdata follows: only the error classes count
+
+
+def _canonical(data: bytes) -> bool:
+    try:
+        return onnx.ModelProto.FromString(data).SerializeToString() == data
+    except DecodeError:
+        return False
