@@ -26,6 +26,7 @@ class InferenceContext:
         types: Mapping[str, Any],
         constants: Mapping[str, Any],
         generated: Mapping[str, Any] | None = None,
+        sparse: frozenset[str] | set[str] = frozenset(),
     ) -> None:
         self.node = node
         self._attributes = {attribute.name: attribute for attribute in node.attribute}
@@ -33,8 +34,9 @@ class InferenceContext:
         self._data: list[Any] = [constants.get(name) for name in node.input]
         # a value propagated by data propagation, for the inputs that are not constants
         values = generated or {}
+        # (and not sparse initializers, whose data onnx keeps apart)
         self._symbolic: list[Any] = [
-            None if data is not None else values.get(name)
+            None if data is not None or name in sparse else values.get(name)
             for name, data in zip(node.input, self._data, strict=True)
         ]
         self.outputs: list[Any] = [TypeProto() for _ in node.output]

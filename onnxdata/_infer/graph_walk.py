@@ -24,6 +24,7 @@ from .type_check import check_input_output_type
 
 _ONNX_DOMAINS = ("", "ai.onnx")
 _INT, _FLOAT, _INTS, _FLOATS, _TENSOR = 2, 1, 7, 6, 4  # AttributeProto.AttributeType
+_SPARSE_TENSOR = 11
 
 
 class Options:
@@ -49,7 +50,7 @@ class GraphWalk:
 
     __slots__ = (
         "constants", "errors", "generated", "graph", "ir_version", "local_functions", "opsets",
-        "options", "symbols", "types", "unsupported", "untyped",
+        "options", "sparse", "symbols", "types", "unsupported", "untyped",
     )  # fmt: skip
 
     def __init__(
@@ -72,6 +73,7 @@ class GraphWalk:
         self.untyped: dict[str, Any] = {}
         self.constants: dict[str, Any] = {}
         self.generated: dict[str, Any] = {}
+        self.sparse: set[str] = set()
         self.errors: list[str] = []
         self.unsupported = False
 
@@ -111,6 +113,8 @@ class GraphWalk:
             holder.shape.dim.add().dim_value = size
         if case == "tensor_type":
             self.constants[name] = tensor
+        else:
+            self.sparse.add(name)
         existing = self.types.get(name)
         if existing is not None:
             try:
@@ -138,7 +142,7 @@ class GraphWalk:
                 raise unavailable(f"the model-local function {identifier!r} (a call of it)")
             self.unsupported = True
             return
-        ctx = InferenceContext(node, self.types, self.constants, self.generated)
+        ctx = InferenceContext(node, self.types, self.constants, self.generated, self.sparse)
         try:
             self._infer(node, schema, ctx)
         except NodeError as exc:
@@ -197,6 +201,8 @@ class GraphWalk:
             if attribute.name == "value":
                 if attribute.type == _TENSOR and attribute.HasField("t"):
                     self.constants[name] = attribute.t
+                elif attribute.type == _SPARSE_TENSOR and attribute.HasField("sparse_tensor"):
+                    self.sparse.add(name)
             elif attribute.type in (_INT, _INTS, _FLOAT, _FLOATS):
                 self.constants[name] = _attribute_tensor(attribute)
 
