@@ -1,5 +1,5 @@
-"""Operators that rearrange dims: ``Transpose``, ``Concat``; ``Unsqueeze`` and ``Squeeze``
-from version 13."""
+"""Operators that rearrange dims: ``Transpose``, ``Concat``; ``Unsqueeze``, ``Squeeze`` and
+``Gather`` from version 13."""
 
 from __future__ import annotations
 
@@ -270,3 +270,75 @@ def concat_values(ctx: DataPropagationContext) -> None:
 
 register("", "Concat", (11, 13), concat)
 register_propagator("", "Concat", (13,), concat_values)
+
+
+def gather(ctx: InferenceContext) -> None:
+    """``Gather``-13: the data's dims with those of ``indices`` in place of dim ``axis``."""
+    propagate_elem_type(ctx, 0, 0)
+    if not has_n_input_shapes(ctx, 2):
+        return
+    data = ctx.input_type(0).tensor_type.shape.dim
+    indices = ctx.input_type(1).tensor_type.shape.dim
+    r, q = len(data), len(indices)
+    if r < 1:
+        raise fail_shape("data tensor must have rank >= 1")
+    found = ctx.attribute("axis")
+    axis = _int32((found.i if found.HasField("i") else 0) if found is not None else 0)
+    if axis < -r or axis >= r:
+        raise fail_shape("axis must be in [-r, r-1]")
+    if axis < 0:
+        axis += r
+    target = ctx.output_type(0).tensor_type.shape
+    if q + r - 1 == 0:
+        target.SetInParent()
+    for i in range(q + r - 1):
+        if i < axis:
+            source = data[i]
+        elif i < axis + q:
+            source = indices[i - axis]
+        else:
+            source = data[i - q + 1]
+        target.dim.add().CopyFrom(source)
+
+
+def gather_values(ctx: DataPropagationContext) -> None:
+    """onnx's ``GatherOp13DataPropagator``: along axis 0, the values at the indices' values."""
+    found = ctx.attribute("axis")
+    if found is not None:
+        axis = _int32(found.i)
+        if axis < 0:
+            source = ctx.input_type(0)
+            if source is None or not source.HasField("tensor_type"):
+                return
+            if not source.tensor_type.HasField("shape"):
+                return
+            rank = len(source.tensor_type.shape.dim)
+            if axis < -rank or axis >= rank:
+                raise fail_shape("axis must be in [-rank, rank-1].")
+            axis += rank
+        if axis != 0:
+            return
+    data, indices = ctx.input_data(0), ctx.input_data(1)
+    if data is None or indices is None:
+        return
+    from .._messages.types import TensorShapeProto
+
+    values = TensorShapeProto()
+    size = len(data.dim)
+    for index in indices.dim:
+        if not index.HasField("dim_value"):
+            return
+        at = index.dim_value
+        if not -(1 << 31) <= at < 1 << 31:
+            raise unavailable("data propagation through Gather with an index beyond int32")
+        if at >= size or at < -size:
+            raise fail_shape("indices must be in [-rank, rank-1].")
+        copied = TensorShapeProto.Dimension()
+        copied.CopyFrom(data.dim[at + size if at < 0 else at])
+        values.dim.append(copied)
+    if values.dim:
+        ctx.add_output_data(0, values)
+
+
+register("", "Gather", (13,), gather)
+register_propagator("", "Gather", (13,), gather_values)
