@@ -36,8 +36,29 @@ def _inferred_bytes(
     data: bytes, check_type: bool, strict_mode: bool, data_prop: bool
 ) -> ModelProto:
     model = ModelProto.FromString(data)
-    infer_model(model, Options(check_type=check_type, strict=strict_mode, data_prop=data_prop))
+    try:
+        infer_model(model, Options(check_type=check_type, strict=strict_mode, data_prop=data_prop))
+    except ShapeInferenceUnavailableError:
+        raise
+    except InferenceError as exc:
+        # onnx's message reaches Python as a C string: cut at its first NUL
+        text = str(exc).partition("\0")[0]
+        _raise_if_not_utf8(text)
+        raise InferenceError(text) from None
     return model
+
+
+def _raise_if_not_utf8(text: str) -> None:
+    """onnx's message reaches Python through a UTF-8 decoding of its C++ bytes: a name that
+    is not UTF-8 (kept as surrogates here) makes it onnx's ``UnicodeDecodeError`` instead."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape")
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise exc from None
 
 
 def infer_shapes(
@@ -55,7 +76,8 @@ def infer_shapes(
             an initializer whose type contradicts its declaration).
         ShapeInferenceUnavailableError: the model needs what onnxdata does not infer yet.
         TypeError: ``model`` is neither a model nor bytes (onnx's message).
-        ValueError: ``check_type`` met a data type with no name (onnx's text).
+        ValueError: ``check_type`` met a data type with no name (onnx's text); a
+            ``UnicodeDecodeError`` where onnx's error names a value that is not UTF-8.
         DecodeError: (a ``ValueError``) the bytes are not a model, with the offset.
     """
     if isinstance(model, str | os.PathLike):

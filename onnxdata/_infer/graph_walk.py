@@ -232,6 +232,7 @@ def _where(node: Any) -> str:
 
 def infer_model(model: Any, options: Options) -> None:
     """Infer ``model``'s main graph in place, as onnx's ``InferShapes(ModelProto&)``."""
+    model.graph.SetInParent()  # onnx takes the mutable graph: a model without one gains it
     opsets = {opset.domain: opset.version for opset in model.opset_import}
     functions = frozenset(
         f"{f.domain}:{f.name}" + (f":{f.overload}" if f.overload else "") for f in model.functions

@@ -1,5 +1,5 @@
 """Operators that rearrange dims: ``Transpose``, ``Concat``; ``Unsqueeze``, ``Squeeze`` and
-``Gather`` from version 13."""
+``Gather`` from version 13; ``Reshape`` from version 14."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from .context import InferenceContext
 from .failures import fail_shape, fail_type, unavailable
+from .merging import case_of
 from .propagation import (
     DataPropagationContext,
     parse_integers,
@@ -14,8 +15,10 @@ from .propagation import (
     register_propagator,
 )
 from .rulebook import register
+from .shape_ops import int_attribute
 from .shapes import (
     append_input_dim,
+    has_input_shape,
     has_n_input_shapes,
     output_shape,
     propagate_elem_type,
@@ -342,3 +345,113 @@ def gather_values(ctx: DataPropagationContext) -> None:
 
 register("", "Gather", (13,), gather)
 register_propagator("", "Gather", (13,), gather_values)
+
+
+_MAX_UNKNOWN_RANK = 1024  # beyond it onnx's newest source declines; 1.23.2's is not known
+
+
+def shape_input(ctx: InferenceContext, index: int) -> list[Any] | None:
+    """onnx's ``getShapeInput``: the target shape's dims from a constant, a propagated value,
+    or (its rank only) the input's length; None when none of them is known."""
+    from .._messages.types import TensorShapeProto
+
+    values = _axes(ctx, index)
+    if values is not None:
+        return [TensorShapeProto.Dimension(dim_value=v) for v in values]
+    symbolic = ctx.symbolic_input(index)
+    if symbolic is not None:
+        return list(symbolic.dim)
+    if not has_input_shape(ctx, index):
+        return None
+    found = ctx.input_type(index)
+    if case_of(found) not in ("tensor_type", "sparse_tensor_type"):
+        raise fail_type(
+            "Input ", index, "expected to be a tensor or a sparse tensor type in ",
+            ctx.display_name, ".",
+        )  # fmt: skip
+    dims = getattr(found, case_of(found) or "tensor_type").shape.dim
+    if len(dims) != 1:
+        raise fail_shape("shape input must be 1D tensor")
+    if not dims[0].HasField("dim_value"):
+        return None
+    count = dims[0].dim_value
+    if count < 0 or count > _MAX_UNKNOWN_RANK:
+        raise unavailable(f"a Reshape target of {count} unknown dims")
+    return [TensorShapeProto.Dimension() for _ in range(count)]
+
+
+def _product(left: int, right: int) -> int:
+    result = left * right
+    if not -(1 << 63) <= result < 1 << 63:
+        raise fail_shape("Dimension product overflow in Reshape")
+    return result
+
+
+def reshape(ctx: InferenceContext) -> None:
+    """``Reshape``-14 and later: the target shape, 0 copying the data's dim (unless
+    ``allowzero``), one -1 inferred from the data's element count when it is known."""
+    propagate_elem_type(ctx, 0, 0)
+    target = shape_input(ctx, 1)
+    if target is None:
+        return
+    allowzero = _int32(int_attribute(ctx, "allowzero", 0))
+    out = ctx.output_type(0).tensor_type.shape
+    out.SetInParent()
+    data = ctx.input_type(0).tensor_type
+    data_dims = data.shape.dim
+    unresolved = [False] * len(target)
+    product, product_valid, negative_one = 1, True, None
+    for i, wanted in enumerate(target):
+        new = out.dim.add()
+        if wanted.HasField("dim_param"):
+            new.dim_param = wanted.dim_param
+            product_valid = False
+            continue
+        if not wanted.HasField("dim_value"):
+            product_valid = False
+            continue
+        value = wanted.dim_value
+        if value == -1:
+            if negative_one is not None:
+                raise fail_shape("Target shape may not have multiple -1 dimensions.")
+            negative_one = new
+        elif value == 0 and allowzero == 0:
+            unresolved[i] = True
+            if data.HasField("shape"):
+                if i >= len(data_dims):
+                    raise fail_shape("Invalid position of 0.")
+                if data_dims[i].HasField("dim_value"):
+                    new.dim_value = data_dims[i].dim_value
+                    product = _product(product, data_dims[i].dim_value)
+                    unresolved[i] = False
+                elif data_dims[i].HasField("dim_param"):
+                    new.dim_param = data_dims[i].dim_param
+        elif value >= 0:
+            new.dim_value = value
+            product = _product(product, value)
+        else:
+            raise fail_shape("Invalid dimension value: ", value)
+    if negative_one is not None and product_valid:
+        _infer_negative_one(data, unresolved, product, negative_one)
+
+
+def _infer_negative_one(data: Any, unresolved: list[bool], product: int, dim: Any) -> None:
+    if not product:
+        raise fail_shape(
+            "Invalid Target shape product of 0. Product cannot be 0 in combination with -1"
+        )
+    if not data.HasField("shape"):
+        return
+    total = 1
+    for i, size in enumerate(data.shape.dim):
+        if size.HasField("dim_value"):
+            total = _product(total, size.dim_value)
+        elif i >= len(unresolved) or not unresolved[i]:
+            return
+    quotient = abs(total) // abs(product) * (1 if (total >= 0) == (product >= 0) else -1)
+    if total - quotient * product != 0:
+        raise fail_shape("Dimension could not be inferred: incompatible shapes")
+    dim.dim_value = quotient
+
+
+register("", "Reshape", (14, 19, 21, 23, 24, 25), reshape)

@@ -104,7 +104,7 @@ def constant(ctx: InferenceContext) -> None:
         _output_shape(ctx).dim.add().dim_value = len(getattr(found, field))
 
 
-def _int_attribute(ctx: Any, name: str, default: int) -> int:
+def int_attribute(ctx: Any, name: str, default: int) -> int:
     """onnx's ``getAttribute(ctx, name, default)``: 0 for an attribute without ``i``."""
     found = ctx.attribute(name)
     if found is None:
@@ -114,11 +114,11 @@ def _int_attribute(ctx: Any, name: str, default: int) -> int:
 
 def _bounds(ctx: Any, rank: int) -> tuple[int, int]:
     """``Shape``-15's ``start`` and ``end``, clamped into [0, rank] as onnx clamps them."""
-    start = _int_attribute(ctx, "start", 0)
+    start = int_attribute(ctx, "start", 0)
     if start < 0:
         start += rank
     start = min(max(start, 0), rank)
-    end = _int_attribute(ctx, "end", rank)
+    end = int_attribute(ctx, "end", rank)
     if end < 0:
         end += rank
     end = min(max(end, 0), rank)

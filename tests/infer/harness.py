@@ -59,3 +59,24 @@ def compare(data: bytes, **options: bool) -> tuple[str, Any, Any]:
     if mine[0] == "unavailable":
         return "unavailable", theirs, mine
     return ("same" if theirs == mine else "differs"), theirs, mine
+
+
+_POOL: list[Any] = []
+
+
+def run_onnx_isolated(data: bytes, **options: bool) -> tuple[str, Any]:
+    """``run_onnx`` in a child process: onnx 1.23.2's C++ crashes (SIGSEGV) on some malformed
+    models, which would end the test process; a crash gives ("crash", None)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    if not _POOL:
+        context = multiprocessing.get_context("fork")
+        _POOL.append(ProcessPoolExecutor(max_workers=1, mp_context=context))
+    try:
+        result: tuple[str, Any] = _POOL[0].submit(run_onnx, data, **options).result()
+    except BrokenProcessPool:
+        _POOL.pop().shutdown(wait=False)
+        return "crash", None
+    return result
