@@ -8,6 +8,7 @@ leaves their outputs untyped, as onnx does).
 
 from __future__ import annotations
 
+from . import fields
 from .context import InferenceContext
 from .failures import fail_shape, fail_type
 from .propagation import (
@@ -56,9 +57,9 @@ def variadic(ctx: InferenceContext) -> None:
     shapes = []
     for i in range(ctx.num_inputs):
         found = ctx.input_type(i)
-        if found is None or not found.HasField("tensor_type"):
+        if found is None or not found.HasField(fields.TENSOR_TYPE):
             return
-        if not found.tensor_type.HasField("shape"):
+        if not found.tensor_type.HasField(fields.SHAPE):
             return
         shapes.append(found.tensor_type.shape)
     broadcast(shapes, ctx.output_type(0).tensor_type.shape)
@@ -75,7 +76,7 @@ def cast(ctx: InferenceContext) -> None:
     attribute = ctx.attribute("to")
     if attribute is None:
         raise fail_type("Value of attribute to not specified in ", ctx.display_name, ".")
-    if not attribute.HasField("i"):
+    if not attribute.HasField(fields.ATTR_I):
         raise fail_type(
             "Attribute to should be of integer type and specify a type in ", ctx.display_name, "."
         )
@@ -171,7 +172,7 @@ def math_values(ctx: DataPropagationContext) -> None:
     for i in range(size_1 if size_0 == 1 else size_0):
         a = left.dim[0 if size_0 == 1 else i]
         b = right.dim[0 if size_1 == 1 else i]
-        if a.HasField("dim_value") and b.HasField("dim_value"):
+        if a.HasField(fields.DIM_VALUE) and b.HasField(fields.DIM_VALUE):
             result = _ARITHMETIC[op_type](a.dim_value, b.dim_value)
             if not _INT64_MIN <= result <= _INT64_MAX:
                 raise fail_shape("Integer overflow in ", op_type, " during data propagation")

@@ -14,6 +14,7 @@ from typing import Any
 from .._defs.registry import lookup
 from .._messages.declarations import TensorProto
 from .._messages.types import TypeProto
+from . import fields
 from .context import InferenceContext
 from .failures import ImmediateError, InferenceError, NodeError, unavailable
 from .merging import case_of, check_shapes_and_types, materialize, merge_shapes_and_types
@@ -85,12 +86,12 @@ class GraphWalk:
             for value in values:
                 self._declare(value)
         for tensor in graph.initializer:
-            self._initializer(tensor.name, tensor, "tensor_type", tensor.data_type)
+            self._declare_initializer(tensor.name, tensor, fields.TENSOR_TYPE, tensor.data_type)
         for sparse in graph.sparse_initializer:
-            self._initializer(sparse.values.name, sparse, "sparse_tensor_type",
+            self._declare_initializer(sparse.values.name, sparse, fields.SPARSE_TENSOR_TYPE,
                               sparse.values.data_type)  # fmt: skip
         for node in graph.node:
-            self._node(node)
+            self._infer_node(node)
         if self.errors and self.options.strict:
             raise InferenceError(
                 "[ShapeInferenceError] Inference error(s): "
@@ -98,20 +99,20 @@ class GraphWalk:
             )
 
     def _declare(self, value: Any) -> None:
-        if value.HasField("type"):
+        if value.HasField(fields.VALUE_INFO_TYPE):
             self.types[value.name] = value.type
         else:  # onnx takes the mutable type: the value ends with an empty one
             value.type.SetInParent()
             self.untyped[value.name] = value.type
 
-    def _initializer(self, name: str, tensor: Any, case: str, data_type: int) -> None:
+    def _declare_initializer(self, name: str, tensor: Any, case: str, data_type: int) -> None:
         declared = TypeProto()
         holder = getattr(declared, case)
         holder.elem_type = data_type
         holder.shape.SetInParent()
         for size in tensor.dims:
             holder.shape.dim.add().dim_value = size
-        if case == "tensor_type":
+        if case == fields.TENSOR_TYPE:
             self.constants[name] = tensor
         else:
             self.sparse.add(name)
@@ -124,7 +125,7 @@ class GraphWalk:
         elif self.ir_version >= 4:
             self.types[name] = declared
 
-    def _node(self, node: Any) -> None:
+    def _infer_node(self, node: Any) -> None:
         version = self.opsets.get(node.domain)
         if version is None and node.domain == "":
             version = self.opsets.get("ai.onnx")
@@ -199,9 +200,11 @@ class GraphWalk:
         name = node.output[0]
         for attribute in node.attribute:
             if attribute.name == "value":
-                if attribute.type == _TENSOR and attribute.HasField("t"):
+                if attribute.type == _TENSOR and attribute.HasField(fields.ATTR_T):
                     self.constants[name] = attribute.t
-                elif attribute.type == _SPARSE_TENSOR and attribute.HasField("sparse_tensor"):
+                elif attribute.type == _SPARSE_TENSOR and attribute.HasField(
+                    fields.ATTR_SPARSE_TENSOR
+                ):
                     self.sparse.add(name)
             elif attribute.type in (_INT, _INTS, _FLOAT, _FLOATS):
                 self.constants[name] = _attribute_tensor(attribute)
@@ -226,7 +229,7 @@ def _attribute_tensor(attribute: Any) -> Any:
 
 def _where(node: Any) -> str:
     """onnx's ``GetErrorWithNodeInfo`` prefix: ``(op_type:Add, node name: n): ``."""
-    name = f", node name: {node.name}" if node.HasField("name") else ""
+    name = f", node name: {node.name}" if node.HasField(fields.NODE_NAME) else ""
     return f"(op_type:{node.op_type}{name}): "
 
 

@@ -11,20 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from .._messages.declarations import TensorProto
+from . import fields
 from .failures import fail_shape, fail_type
 from .symbols import SymbolTable
 
-# onnx's TypeProto value cases: the oneof's field numbers, printed as numbers in its messages.
-CASE_NUMBER = {
-    None: 0, "tensor_type": 1, "sequence_type": 4, "map_type": 5, "opaque_type": 7,
-    "sparse_tensor_type": 8, "optional_type": 9,
-}  # fmt: skip
-TENSORS = ("tensor_type", "sparse_tensor_type")
+CASE_NUMBER = fields.CASE_NUMBER
+TENSORS = (fields.TENSOR_TYPE, fields.SPARSE_TENSOR_TYPE)
 
 
 def case_of(type_proto: Any) -> str | None:
     """The set member of a type's ``value`` oneof, or None."""
-    case: str | None = type_proto.WhichOneof("value")
+    case: str | None = type_proto.WhichOneof(fields.VALUE)
     return case
 
 
@@ -50,7 +47,7 @@ def _check_tensors(inferred: Any, existing: Any) -> None:
             existing.elem_type,
             ")",
         )
-    if not inferred.HasField("shape") or not existing.HasField("shape"):
+    if not inferred.HasField(fields.SHAPE) or not existing.HasField(fields.SHAPE):
         return
     inferred_dims, existing_dims = inferred.shape.dim, existing.shape.dim
     if len(inferred_dims) != len(existing_dims):
@@ -63,8 +60,8 @@ def _check_tensors(inferred: Any, existing: Any) -> None:
         )
     for i, (left, right) in enumerate(zip(inferred_dims, existing_dims, strict=True)):
         if (
-            left.HasField("dim_value")
-            and right.HasField("dim_value")
+            left.HasField(fields.DIM_VALUE)
+            and right.HasField(fields.DIM_VALUE)
             and left.dim_value != right.dim_value
         ):
             raise fail_shape(
@@ -91,10 +88,10 @@ def check_shapes_and_types(inferred: Any, existing: Any) -> None:
         if left in TENSORS:
             _check_tensors(getattr(inferred, left), getattr(existing, right))
             return
-        if left in ("sequence_type", "optional_type"):
+        if left in (fields.SEQUENCE_TYPE, fields.OPTIONAL_TYPE):
             inferred = getattr(inferred, left).elem_type
             existing = getattr(existing, left).elem_type
-        elif left == "map_type":
+        elif left == fields.MAP_TYPE:
             if inferred.map_type.key_type != existing.map_type.key_type:
                 raise fail_type(
                     "key type mismatch from MapProto. existing=",
@@ -114,7 +111,7 @@ def _data_type_string(elem_type: int) -> str:
 
 
 def _check_opaque(inferred: Any, existing: Any) -> None:
-    if existing.HasField("domain") and inferred.HasField("domain"):
+    if existing.HasField(fields.OPAQUE_DOMAIN) and inferred.HasField(fields.OPAQUE_DOMAIN):
         normal = [("" if d == "ai.onnx" else d) for d in (existing.domain, inferred.domain)]
         if normal[0] != normal[1]:
             raise fail_type(
@@ -123,7 +120,11 @@ def _check_opaque(inferred: Any, existing: Any) -> None:
                 " inferred=",
                 inferred.domain,
             )
-    if existing.HasField("name") and inferred.HasField("name") and existing.name != inferred.name:
+    if (
+        existing.HasField(fields.OPAQUE_NAME)
+        and inferred.HasField(fields.OPAQUE_NAME)
+        and existing.name != inferred.name
+    ):
         raise fail_type(
             "name mismatch for opaque type: existing=", existing.name, " inferred=", inferred.name
         )
@@ -132,17 +133,17 @@ def _check_opaque(inferred: Any, existing: Any) -> None:
 def _merge_tensors(inferred: Any, existing: Any) -> None:
     if existing.elem_type == 0:
         existing.elem_type = inferred.elem_type
-    if not inferred.HasField("shape"):
+    if not inferred.HasField(fields.SHAPE):
         return
-    if not existing.HasField("shape"):
+    if not existing.HasField(fields.SHAPE):
         existing.shape.SetInParent()
         existing.shape.CopyFrom(inferred.shape)
         return
     existing_dims = existing.shape.dim
     for i, dim in enumerate(inferred.shape.dim):
         target = existing_dims[i]
-        if dim.HasField("dim_value") or not (
-            target.HasField("dim_value") or target.HasField("dim_param")
+        if dim.HasField(fields.DIM_VALUE) or not (
+            target.HasField(fields.DIM_VALUE) or target.HasField(fields.DIM_PARAM)
         ):
             target.CopyFrom(dim)
 
@@ -156,18 +157,18 @@ def merge_shapes_and_types(inferred: Any, existing: Any) -> None:
         if case in TENSORS:
             _merge_tensors(getattr(inferred, case), getattr(existing, case))
             return
-        if case in ("sequence_type", "optional_type"):
+        if case in (fields.SEQUENCE_TYPE, fields.OPTIONAL_TYPE):
             inferred = getattr(inferred, case).elem_type
             existing = getattr(existing, case).elem_type
-        elif case == "map_type":
+        elif case == fields.MAP_TYPE:
             if existing.map_type.key_type == 0:
                 existing.map_type.key_type = inferred.map_type.key_type
             inferred, existing = inferred.map_type.value_type, existing.map_type.value_type
-        elif case == "opaque_type":
+        elif case == fields.OPAQUE_TYPE:
             into, source = existing.opaque_type, inferred.opaque_type
-            if not into.HasField("domain") and source.HasField("domain"):
+            if not into.HasField(fields.OPAQUE_DOMAIN) and source.HasField(fields.OPAQUE_DOMAIN):
                 into.domain = source.domain
-            if not into.HasField("name") and source.HasField("name"):
+            if not into.HasField(fields.OPAQUE_NAME) and source.HasField(fields.OPAQUE_NAME):
                 into.name = source.name
             return
         else:
@@ -180,14 +181,14 @@ def materialize(type_proto: Any, symbols: SymbolTable) -> None:
         case = case_of(type_proto)
         if case in TENSORS:
             holder = getattr(type_proto, case)
-            if holder.HasField("shape"):
+            if holder.HasField(fields.SHAPE):
                 for dim in holder.shape.dim:
-                    if not dim.HasField("dim_value") and not dim.HasField("dim_param"):
+                    if not dim.HasField(fields.DIM_VALUE) and not dim.HasField(fields.DIM_PARAM):
                         dim.dim_param = symbols.create()
             return
-        if case in ("sequence_type", "optional_type"):
+        if case in (fields.SEQUENCE_TYPE, fields.OPTIONAL_TYPE):
             type_proto = getattr(type_proto, case).elem_type
-        elif case == "map_type":
+        elif case == fields.MAP_TYPE:
             type_proto = type_proto.map_type.value_type
         else:
             return

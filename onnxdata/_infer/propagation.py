@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._messages.types import TensorShapeProto
+from . import fields
 from .failures import ImmediateError, fail_shape, unavailable
 
 _INT32, _INT64 = 6, 7
@@ -73,13 +74,13 @@ class DataPropagationContext:
 
     def _from_rank(self, name: str) -> Any:
         found = self._types.get(name)
-        if found is None or found.WhichOneof("value") != "tensor_type":
+        if found is None or found.WhichOneof(fields.VALUE) != fields.TENSOR_TYPE:
             return None
         holder = found.tensor_type
-        if not holder.HasField("shape"):
+        if not holder.HasField(fields.SHAPE):
             return None
         dims = holder.shape.dim
-        if len(dims) != 1 or not dims[0].HasField("dim_value"):
+        if len(dims) != 1 or not dims[0].HasField(fields.DIM_VALUE):
             return None
         count = dims[0].dim_value
         if count > MAX_UNKNOWN_VALUES:
@@ -111,9 +112,9 @@ def parse_integers(tensor: Any) -> list[int]:
     count = 1
     for size in tensor.dims:
         count *= size
-    if tensor.HasField("data_location") and tensor.data_location == _EXTERNAL:
+    if tensor.HasField(fields.DATA_LOCATION) and tensor.data_location == _EXTERNAL:
         raise unavailable("data propagation from an external tensor")
-    if not tensor.HasField("raw_data"):
+    if not tensor.HasField(fields.RAW_DATA):
         data = tensor.int64_data if tensor.data_type == _INT64 else tensor.int32_data
         if len(data) != count:
             raise unavailable("data propagation from a tensor whose data is not its size")

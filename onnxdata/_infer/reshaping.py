@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import fields
 from .context import InferenceContext
 from .failures import fail_shape, fail_type, unavailable
 from .merging import case_of
@@ -146,7 +147,7 @@ def squeeze(ctx: InferenceContext) -> None:
     rank = len(dims)
     check_axes_range(axes, rank)
     axes = [axis + rank if axis < 0 else axis for axis in axes]
-    if not given and any(not dim.HasField("dim_value") for dim in dims):
+    if not given and any(not dim.HasField(fields.DIM_VALUE) for dim in dims):
         return  # a symbolic dim may or may not be 1
     target = ctx.output_type(0).tensor_type.shape
     target.SetInParent()
@@ -154,7 +155,7 @@ def squeeze(ctx: InferenceContext) -> None:
         if not given and dim.dim_value == 1:
             continue
         if given and i in axes:
-            if dim.HasField("dim_value") and dim.dim_value != 1:
+            if dim.HasField(fields.DIM_VALUE) and dim.dim_value != 1:
                 raise fail_shape("Dimension of input ", i, " must be 1 instead of ", dim.dim_value)
         else:
             target.dim.add().CopyFrom(dim)
@@ -168,8 +169,8 @@ register_propagator("", "Unsqueeze", (13, 21, 23, 24, 25), propagate_from_input)
 
 def merge_in_dim(source: Any, target: Any, index: int) -> None:
     """onnx's ``mergeInDimensionInfo``: a value over a symbol, the target's symbol kept."""
-    if source.HasField("dim_value"):
-        if target.HasField("dim_value"):
+    if source.HasField(fields.DIM_VALUE):
+        if target.HasField(fields.DIM_VALUE):
             if target.dim_value != source.dim_value:
                 raise fail_shape(
                     "Can't merge shape info. Both inferred and declared dimension have values "
@@ -178,8 +179,8 @@ def merge_in_dim(source: Any, target: Any, index: int) -> None:
                 )  # fmt: skip
         else:
             target.dim_value = source.dim_value
-    elif source.HasField("dim_param") and not (
-        target.HasField("dim_value") or target.HasField("dim_param")
+    elif source.HasField(fields.DIM_PARAM) and not (
+        target.HasField(fields.DIM_VALUE) or target.HasField(fields.DIM_PARAM)
     ):
         target.dim_param = source.dim_param
 
@@ -217,7 +218,7 @@ def concat(ctx: InferenceContext) -> None:
         for j, dim in enumerate(dims):
             if j != axis:
                 merge_in_dim(dim, target.dim[j], j)
-            elif dim.HasField("dim_value"):
+            elif dim.HasField(fields.DIM_VALUE):
                 if dim.dim_value < 0:
                     raise fail_shape("Negative dimension value on Concat axis")
                 total += dim.dim_value
@@ -246,9 +247,9 @@ def concat_values(ctx: DataPropagationContext) -> None:
     axis = _int32(attribute.i)
     if axis < 0:
         found = ctx.input_type(0)
-        if found is None or not found.HasField("tensor_type"):
+        if found is None or not found.HasField(fields.TENSOR_TYPE):
             return
-        if not found.tensor_type.HasField("shape"):
+        if not found.tensor_type.HasField(fields.SHAPE):
             return
         rank = len(found.tensor_type.shape.dim)
         if axis < -rank or axis >= rank:
@@ -286,7 +287,7 @@ def gather(ctx: InferenceContext) -> None:
     if r < 1:
         raise fail_shape("data tensor must have rank >= 1")
     found = ctx.attribute("axis")
-    axis = _int32((found.i if found.HasField("i") else 0) if found is not None else 0)
+    axis = _int32((found.i if found.HasField(fields.ATTR_I) else 0) if found is not None else 0)
     if axis < -r or axis >= r:
         raise fail_shape("axis must be in [-r, r-1]")
     if axis < 0:
@@ -311,9 +312,9 @@ def gather_values(ctx: DataPropagationContext) -> None:
         axis = _int32(found.i)
         if axis < 0:
             source = ctx.input_type(0)
-            if source is None or not source.HasField("tensor_type"):
+            if source is None or not source.HasField(fields.TENSOR_TYPE):
                 return
-            if not source.tensor_type.HasField("shape"):
+            if not source.tensor_type.HasField(fields.SHAPE):
                 return
             rank = len(source.tensor_type.shape.dim)
             if axis < -rank or axis >= rank:
@@ -329,7 +330,7 @@ def gather_values(ctx: DataPropagationContext) -> None:
     values = TensorShapeProto()
     size = len(data.dim)
     for index in indices.dim:
-        if not index.HasField("dim_value"):
+        if not index.HasField(fields.DIM_VALUE):
             return
         at = index.dim_value
         if not -(1 << 31) <= at < 1 << 31:
@@ -364,15 +365,15 @@ def shape_input(ctx: InferenceContext, index: int) -> list[Any] | None:
     if not has_input_shape(ctx, index):
         return None
     found = ctx.input_type(index)
-    if case_of(found) not in ("tensor_type", "sparse_tensor_type"):
+    if case_of(found) not in (fields.TENSOR_TYPE, fields.SPARSE_TENSOR_TYPE):
         raise fail_type(
             "Input ", index, "expected to be a tensor or a sparse tensor type in ",
             ctx.display_name, ".",
         )  # fmt: skip
-    dims = getattr(found, case_of(found) or "tensor_type").shape.dim
+    dims = getattr(found, case_of(found) or fields.TENSOR_TYPE).shape.dim
     if len(dims) != 1:
         raise fail_shape("shape input must be 1D tensor")
-    if not dims[0].HasField("dim_value"):
+    if not dims[0].HasField(fields.DIM_VALUE):
         return None
     count = dims[0].dim_value
     if count < 0 or count > _MAX_UNKNOWN_RANK:
@@ -403,11 +404,11 @@ def reshape(ctx: InferenceContext) -> None:
     product, product_valid, negative_one = 1, True, None
     for i, wanted in enumerate(target):
         new = out.dim.add()
-        if wanted.HasField("dim_param"):
+        if wanted.HasField(fields.DIM_PARAM):
             new.dim_param = wanted.dim_param
             product_valid = False
             continue
-        if not wanted.HasField("dim_value"):
+        if not wanted.HasField(fields.DIM_VALUE):
             product_valid = False
             continue
         value = wanted.dim_value
@@ -417,14 +418,14 @@ def reshape(ctx: InferenceContext) -> None:
             negative_one = new
         elif value == 0 and allowzero == 0:
             unresolved[i] = True
-            if data.HasField("shape"):
+            if data.HasField(fields.SHAPE):
                 if i >= len(data_dims):
                     raise fail_shape("Invalid position of 0.")
-                if data_dims[i].HasField("dim_value"):
+                if data_dims[i].HasField(fields.DIM_VALUE):
                     new.dim_value = data_dims[i].dim_value
                     product = _product(product, data_dims[i].dim_value)
                     unresolved[i] = False
-                elif data_dims[i].HasField("dim_param"):
+                elif data_dims[i].HasField(fields.DIM_PARAM):
                     new.dim_param = data_dims[i].dim_param
         elif value >= 0:
             new.dim_value = value
@@ -440,11 +441,11 @@ def _infer_negative_one(data: Any, unresolved: list[bool], product: int, dim: An
         raise fail_shape(
             "Invalid Target shape product of 0. Product cannot be 0 in combination with -1"
         )
-    if not data.HasField("shape"):
+    if not data.HasField(fields.SHAPE):
         return
     total = 1
     for i, size in enumerate(data.shape.dim):
-        if size.HasField("dim_value"):
+        if size.HasField(fields.DIM_VALUE):
             total = _product(total, size.dim_value)
         elif i >= len(unresolved) or not unresolved[i]:
             return

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import fields
 from .context import InferenceContext
 from .failures import fail_shape
 from .propagation import DataPropagationContext, register_propagator, shape_values
@@ -39,13 +40,13 @@ def _from_sparse(ctx: InferenceContext, sparse: Any) -> None:
 def constant_1(ctx: InferenceContext) -> None:
     """``Constant``-1: the tensor's type and dims, nothing when ``value`` is absent."""
     value = ctx.attribute("value")
-    if value is not None and value.HasField("t"):
+    if value is not None and value.HasField(fields.ATTR_T):
         _from_tensor(ctx, value.t)
 
 
 def constant_9(ctx: InferenceContext) -> None:
     value = ctx.attribute("value")
-    if value is None or not value.HasField("t"):
+    if value is None or not value.HasField(fields.ATTR_T):
         raise fail_shape("Attribute 'value' of Constant node must exist with 'Tensor' data.")
     _from_tensor(ctx, value.t)
 
@@ -109,7 +110,7 @@ def int_attribute(ctx: Any, name: str, default: int) -> int:
     found = ctx.attribute(name)
     if found is None:
         return default
-    return int(found.i) if found.HasField("i") else 0
+    return int(found.i) if found.HasField(fields.ATTR_I) else 0
 
 
 def _bounds(ctx: Any, rank: int) -> tuple[int, int]:
@@ -130,7 +131,7 @@ def shape_1(ctx: InferenceContext) -> None:
     target = ctx.output_type(0).tensor_type
     target.elem_type = _INT64
     length = _output_shape(ctx).dim.add()
-    if has_n_input_shapes(ctx, 1) and ctx.input_type(0).tensor_type.HasField("shape"):
+    if has_n_input_shapes(ctx, 1) and ctx.input_type(0).tensor_type.HasField(fields.SHAPE):
         length.dim_value = len(ctx.input_type(0).tensor_type.shape.dim)
 
 
@@ -156,7 +157,7 @@ def _has_input_shape(ctx: DataPropagationContext) -> bool:
 
 def shape_values_1(ctx: DataPropagationContext) -> None:
     """onnx's ``ShapeOp13DataPropagator``: the input's dims are the output's value."""
-    if _has_input_shape(ctx) and ctx.input_type(0).tensor_type.HasField("shape"):
+    if _has_input_shape(ctx) and ctx.input_type(0).tensor_type.HasField(fields.SHAPE):
         from .._messages.types import TensorShapeProto
 
         copied = TensorShapeProto()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from . import fields
 from .context import InferenceContext
 from .failures import fail_shape, fail_type
 from .merging import CASE_NUMBER, TENSORS, case_of
@@ -23,10 +24,10 @@ def has_shape(type_proto: Any) -> bool:
     while True:
         case = case_of(type_proto)
         if case in TENSORS:
-            return bool(getattr(type_proto, case).HasField("shape"))
-        if case in ("sequence_type", "optional_type"):
+            return bool(getattr(type_proto, case).HasField(fields.SHAPE))
+        if case in (fields.SEQUENCE_TYPE, fields.OPTIONAL_TYPE):
             holder = getattr(type_proto, case)
-            if not holder.HasField("elem_type"):
+            if not holder.HasField(fields.ELEM_TYPE):
                 return False
             type_proto = holder.elem_type
         else:
@@ -98,17 +99,17 @@ def propagate_elem_type(ctx: InferenceContext, in_index: int, out_index: int) ->
     case = case_of(source)
     if case in TENSORS:
         _from_tensor_input(ctx, in_index, out_index)
-    elif case in ("sequence_type", "optional_type"):
-        word = "sequence" if case == "sequence_type" else "optional"
+    elif case in (fields.SEQUENCE_TYPE, fields.OPTIONAL_TYPE):
+        word = "sequence" if case == fields.SEQUENCE_TYPE else "optional"
         holder = getattr(source, case)
-        if not holder.HasField("elem_type"):
+        if not holder.HasField(fields.ELEM_TYPE):
             raise fail_type("Element type of ", word, " input ", in_index, " unknown")
         _copy_into(getattr(ctx.output_type(out_index), case).elem_type, holder.elem_type)
-    elif case == "map_type":
+    elif case == fields.MAP_TYPE:
         holder = source.map_type
-        if not holder.HasField("key_type"):
+        if not holder.HasField(fields.KEY_TYPE):
             raise fail_type("Key type of map input ", in_index, " unknown")
-        if not holder.HasField("value_type"):
+        if not holder.HasField(fields.VALUE_TYPE):
             raise fail_type("Value type of map input ", in_index, " unknown")
         target = ctx.output_type(out_index).map_type
         target.key_type = holder.key_type
@@ -130,9 +131,9 @@ def propagate_shape(source: Any, target: Any) -> None:
             if has_shape(source):
                 _copy_into(getattr(target, case).shape, getattr(source, case).shape)
             return
-        if case in ("sequence_type", "optional_type"):
+        if case in (fields.SEQUENCE_TYPE, fields.OPTIONAL_TYPE):
             source, target = getattr(source, case).elem_type, getattr(target, case).elem_type
-        elif case == "map_type":
+        elif case == fields.MAP_TYPE:
             source, target = source.map_type.value_type, target.map_type.value_type
         else:
             raise fail_shape("Unsupported Source/Target type=", CASE_NUMBER[case])
@@ -155,7 +156,7 @@ def update_output_elem_type(ctx: InferenceContext, index: int, elem_type: int) -
     """onnx's ``updateOutputElemType`` for a tensor output."""
     target = ctx.output_type(index)
     case = case_of(target)
-    if case not in ("tensor_type", None):
+    if case not in (fields.TENSOR_TYPE, None):
         raise fail_type(
             "Output ",
             index,
@@ -183,7 +184,7 @@ def broadcast(shapes: Sequence[Any], result: Any) -> None:
             if i < rank - len(dims):
                 continue
             dim = dims[i - rank + len(dims)]
-            if dim.HasField("dim_value"):
+            if dim.HasField(fields.DIM_VALUE):
                 if dim.dim_value != 1:
                     if value not in (dim.dim_value, 1):
                         raise fail_shape("Incompatible dimensions")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import fields
+
 
 class SymbolTable:
     """New ``unk__N`` names, none equal to an existing symbol or an earlier new one."""
@@ -31,7 +33,7 @@ class SymbolTable:
         """The symbols of a graph's inputs, outputs and value infos (onnx's ``addFromGraph``)."""
         for values in (graph.input, graph.output, graph.value_info):
             for value in values:
-                if value.HasField("type"):
+                if value.HasField(fields.VALUE_INFO_TYPE):
                     self._add_type(value.type)
 
     def add_graph_tree(self, graph: Any) -> None:
@@ -41,22 +43,22 @@ class SymbolTable:
         while stack:
             current = stack.pop()
             self.add_from_graph(current)
-            inner = [a.g for n in current.node for a in n.attribute if a.HasField("g")]
+            inner = [a.g for n in current.node for a in n.attribute if a.HasField(fields.ATTR_G)]
             stack.extend(reversed(inner))
 
     def _add_type(self, type_proto: Any) -> None:
         while True:
-            case = type_proto.WhichOneof("value")
-            if case in ("tensor_type", "sparse_tensor_type"):
+            case = type_proto.WhichOneof(fields.VALUE)
+            if case in (fields.TENSOR_TYPE, fields.SPARSE_TENSOR_TYPE):
                 holder = getattr(type_proto, case)
-                if holder.HasField("shape"):
+                if holder.HasField(fields.SHAPE):
                     for dim in holder.shape.dim:
-                        if dim.HasField("dim_param"):
+                        if dim.HasField(fields.DIM_PARAM):
                             self._existing.add(dim.dim_param)
                 return
-            if case in ("sequence_type", "optional_type"):
+            if case in (fields.SEQUENCE_TYPE, fields.OPTIONAL_TYPE):
                 type_proto = getattr(type_proto, case).elem_type
-            elif case == "map_type":
+            elif case == fields.MAP_TYPE:
                 type_proto = type_proto.map_type.value_type
             else:
                 return

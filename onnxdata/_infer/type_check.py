@@ -13,6 +13,7 @@ from typing import Any
 
 from .._messages.declarations import TensorProto
 from .._messages.types import TypeProto
+from . import fields
 from .context import InferenceContext
 from .failures import ImmediateError, unavailable
 from .merging import case_of
@@ -34,14 +35,14 @@ def type_string(type_proto: Any) -> str:
     left, right = "", ""
     while True:
         case = case_of(type_proto)
-        if case in ("tensor_type", "sparse_tensor_type"):
+        if case in (fields.TENSOR_TYPE, fields.SPARSE_TENSOR_TYPE):
             head = case[: -len("_type")]
             return f"{left}{head}({_element(getattr(type_proto, case).elem_type)}){right}"
-        if case in ("sequence_type", "optional_type"):
-            left += "seq(" if case == "sequence_type" else "optional("
+        if case in (fields.SEQUENCE_TYPE, fields.OPTIONAL_TYPE):
+            left += "seq(" if case == fields.SEQUENCE_TYPE else "optional("
             right = ")" + right
             type_proto = getattr(type_proto, case).elem_type
-        elif case == "map_type":
+        elif case == fields.MAP_TYPE:
             left += f"map({_element(type_proto.map_type.key_type)},"
             right = ")" + right
             type_proto = type_proto.map_type.value_type
@@ -60,7 +61,7 @@ def _type_proto(text: str) -> TypeProto:
             return found
         if head in ("seq", "optional"):
             holder = getattr(
-                holder, "sequence_type" if head == "seq" else "optional_type"
+                holder, fields.SEQUENCE_TYPE if head == "seq" else fields.OPTIONAL_TYPE
             ).elem_type
             text = inner
         elif head == "map":
