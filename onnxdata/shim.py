@@ -19,9 +19,10 @@ onnxdata.helper``) for each module onnx 1.23.2 has and onnxdata provides; any ot
 every name from onnxdata, except ``__version__``: it is the version of onnx whose API
 onnxdata follows, which packages compare against.  A few modules are made by the finder,
 from onnxdata's: ``onnx.onnx_cpp2py_export`` and its ``defs``, ``checker``,
-``shape_inference`` and ``inliner``, ``onnx._mapping`` (onnx's private data-type table,
-which packages import), and, while onnxdata has no shape inference, ``onnx.shape_inference``, whose
-functions raise :class:`ShapeInferenceUnavailableError`.
+``shape_inference`` and ``inliner``, and ``onnx._mapping`` (onnx's private data-type table,
+which packages import).  ``onnx.shape_inference`` is ``onnxdata.shape_inference``, whose
+functions raise :class:`ShapeInferenceUnavailableError` where onnxdata cannot yet infer a
+model as onnx does.
 
 The finder is installed only when no other ``onnx`` can be imported (unless
 ``force=True``), and uninstalling restores ``sys.modules`` (every ``onnx`` entry) and
@@ -42,6 +43,8 @@ import types
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from ._infer.failures import InferenceError, ShapeInferenceUnavailableError
 
 __all__ = [
     "ONNX_VERSION",
@@ -96,35 +99,6 @@ _CPP_MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
         ("inline_local_functions", "inline_selected_functions", "inline_selected_functions2"),
     ),
 }  # fmt: skip
-
-
-class InferenceError(Exception):
-    """``onnx.onnx_cpp2py_export.shape_inference.InferenceError`` while onnxdata has no
-    shape inference of its own: what ``except InferenceError`` clauses catch."""
-
-
-class ShapeInferenceUnavailableError(InferenceError, NotImplementedError):
-    """What ``onnx.shape_inference``'s functions raise through the shim: onnxdata has no
-    shape inference yet.  An :class:`InferenceError`, so that code which handles onnx's
-    failure to infer a model handles it, and a ``NotImplementedError``, which it is."""
-
-
-def _unavailable(name: str) -> Any:
-    def infer(*args: Any, **kwargs: Any) -> Any:
-        raise ShapeInferenceUnavailableError(
-            f"onnx.shape_inference.{name}: onnxdata has no shape inference yet (see docs/compat.md)"
-        )
-
-    infer.__name__ = infer.__qualname__ = name
-    return infer
-
-
-_INFERENCE_FUNCTIONS = (
-    "infer_shapes",
-    "infer_shapes_path",
-    "infer_node_outputs",
-    "infer_function_output_types",
-)
 
 
 def _not_found(name: str, why: str = "") -> ModuleNotFoundError:
@@ -194,8 +168,6 @@ def _made(fullname: str) -> types.ModuleType | None:
         return module
     if fullname == f"{ONNX}._mapping":
         return _mapping_module(fullname)
-    if fullname == f"{ONNX}.shape_inference" and not _has_module("shape_inference"):
-        return _inference_module(fullname)
     if fullname.startswith(_CPP_PREFIX):
         return _cpp_module(fullname, fullname[len(_CPP_PREFIX) :])
     return None
@@ -206,10 +178,7 @@ def _cpp_module(fullname: str, name: str) -> types.ModuleType:
     if name not in _CPP_MODULES:
         raise _not_found(fullname, " (onnxdata does not provide it; see docs/compat.md)")
     source_name, names = _CPP_MODULES[name]
-    if source_name == "shape_inference" and not _has_module("shape_inference"):
-        source = _inference_module(fullname)
-    else:
-        source = _onnxdata_module(source_name, fullname)
+    source = _onnxdata_module(source_name, fullname)
     module = types.ModuleType(fullname, f"onnx's C++ {name} names, read from {source.__name__}")
     namespace = getattr(source, "C", source)  # onnxdata.checker.C: the checks on bytes
     for attr in names:
@@ -219,16 +188,6 @@ def _cpp_module(fullname: str, name: str) -> types.ModuleType:
                 break
     if name == "defs" and hasattr(source, "has"):
         module.has_schema = getattr(source, "has_schema", source.has)  # type: ignore[attr-defined]
-    return module
-
-
-def _inference_module(fullname: str) -> types.ModuleType:
-    module = types.ModuleType(
-        fullname, "onnx.shape_inference while onnxdata has none: every function raises"
-    )
-    module.InferenceError = InferenceError  # type: ignore[attr-defined]
-    for name in _INFERENCE_FUNCTIONS:
-        setattr(module, name, _unavailable(name))
     return module
 
 
@@ -273,11 +232,9 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         else:
             if fullname.split(".")[1] not in ONNX_MODULES:
                 raise _not_found(fullname)
-            if fullname == f"{ONNX}.shape_inference" and not _has_module("shape_inference"):
-                package = False
-            else:  # onnxdata's own module: a package exactly when it is one
-                found = _onnxdata_spec(fullname[len(ONNX) + 1 :], fullname)
-                package = found.submodule_search_locations is not None
+            # onnxdata's own module: a package exactly when it is one
+            found = _onnxdata_spec(fullname[len(ONNX) + 1 :], fullname)
+            package = found.submodule_search_locations is not None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=package)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:

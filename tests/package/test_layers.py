@@ -27,7 +27,8 @@ PACKAGE = Path(onnxdata.__file__).parent
 
 # From the bottom up.  A subpackage not listed here fails test_every_folder_is_a_layer.
 LAYERS = [
-    "_core", "_codec", "_text", "_messages", "_defs", "_syntax", "_io", "_tools", "_numpy", "_fuzz",
+    "_core", "_codec", "_text", "_messages", "_defs", "_syntax", "_infer", "_io", "_tools",
+    "_numpy", "_fuzz",
 ]  # fmt: skip
 PUBLIC = len(LAYERS)  # the top-level modules: the public faces
 
