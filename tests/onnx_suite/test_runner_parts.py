@@ -58,14 +58,14 @@ def test_rewritten_names_are_onnxdata_s() -> None:
 def test_names_onnxdata_lacks_fail_where_they_are_used() -> None:
     ns = _run(
         "from onnx import OperatorProto, TensorProto\n"
-        "from onnx.shape_inference import infer_shapes\n"
+        "from onnx.version_converter import convert_version\n"
         "import onnx.reference as ref\n"
         "codes = [OperatorProto.EXPERIMENTAL]\n"  # at import: allowed
     )
     assert ns["TensorProto"] is onnxdata.TensorProto
     codes = ns["codes"]
     assert isinstance(codes, list)
-    for absent in (ns["OperatorProto"], ns["infer_shapes"], ns["ref"], codes[0]):
+    for absent in (ns["OperatorProto"], ns["convert_version"], ns["ref"], codes[0]):
         assert isinstance(absent, switched.Absent)
         with pytest.raises(switched.OutOfScopeError, match="out of its scope"):
             absent()
