@@ -239,23 +239,32 @@ def _int32(value: int) -> int:
     return value - (1 << 32) if value >= 1 << 31 else value
 
 
+def _along_first_axis(ctx: DataPropagationContext, axis: int) -> bool:
+    """Whether ``axis`` is 0 once a negative one is counted from input 0's rank, as
+    onnx's propagators read it (``False`` while that rank is unknown).
+
+    Raises:
+        InferenceError: a negative ``axis`` outside ``[-rank, rank-1]``.
+    """
+    if axis < 0:
+        found = ctx.input_type(0)
+        if found is None or not found.HasField(fields.TENSOR_TYPE):
+            return False
+        if not found.tensor_type.HasField(fields.SHAPE):
+            return False
+        rank = len(found.tensor_type.shape.dim)
+        if axis < -rank or axis >= rank:
+            raise fail_shape("axis must be in [-rank, rank-1].")
+        axis += rank
+    return axis == 0
+
+
 def concat_values(ctx: DataPropagationContext) -> None:
     """``Concat``'s propagation along axis 0: the inputs' values one after another."""
     attribute = ctx.attribute("axis")
     if attribute is None:
         raise fail_shape("Required attribute axis is missing")
-    axis = _int32(attribute.i)
-    if axis < 0:
-        found = ctx.input_type(0)
-        if found is None or not found.HasField(fields.TENSOR_TYPE):
-            return
-        if not found.tensor_type.HasField(fields.SHAPE):
-            return
-        rank = len(found.tensor_type.shape.dim)
-        if axis < -rank or axis >= rank:
-            raise fail_shape("axis must be in [-rank, rank-1].")
-        axis += rank
-    if axis != 0:
+    if not _along_first_axis(ctx, _int32(attribute.i)):
         return
     from .._messages.types import TensorShapeProto
 
@@ -308,20 +317,8 @@ def gather(ctx: InferenceContext) -> None:
 def gather_values(ctx: DataPropagationContext) -> None:
     """onnx's ``GatherOp13DataPropagator``: along axis 0, the values at the indices' values."""
     found = ctx.attribute("axis")
-    if found is not None:
-        axis = _int32(found.i)
-        if axis < 0:
-            source = ctx.input_type(0)
-            if source is None or not source.HasField(fields.TENSOR_TYPE):
-                return
-            if not source.tensor_type.HasField(fields.SHAPE):
-                return
-            rank = len(source.tensor_type.shape.dim)
-            if axis < -rank or axis >= rank:
-                raise fail_shape("axis must be in [-rank, rank-1].")
-            axis += rank
-        if axis != 0:
-            return
+    if found is not None and not _along_first_axis(ctx, _int32(found.i)):
+        return
     data, indices = ctx.input_data(0), ctx.input_data(1)
     if data is None or indices is None:
         return
